@@ -1,0 +1,1 @@
+"""Passage storage: adapters of the ChunkStore port live in ``redstring.chunks.adapters``."""

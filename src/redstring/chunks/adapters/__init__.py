@@ -1,0 +1,1 @@
+"""ChunkStore adapters. Each backend's client stays inside its own module."""

@@ -1,0 +1,1 @@
+"""The ``redstring`` command. The one place besides ``redstring.testing`` that reads env."""

@@ -1,0 +1,1 @@
+"""Wiring: builds a knowledge graph from explicit settings. The top layer of the library."""

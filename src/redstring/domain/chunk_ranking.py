@@ -1,0 +1,114 @@
+"""Lexical ranking: tokenisation, the term statistics stores return, and BM25 over them.
+
+Stores return statistics and never rank (``LexicalCandidates``); ranking lives here so two
+adapters cannot disagree about relevance. Every store tokenises with :func:`tokenize`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import ChunkId
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased word tokens of ``text`` in order (Unicode-aware, casefolded)."""
+    return _TOKEN.findall(text.casefold())
+
+
+def term_frequencies(text: str) -> Counter[str]:
+    """How often each token of ``text`` occurs."""
+    return Counter(tokenize(text))
+
+
+class LexicalCandidate(BaseModel):
+    """One chunk containing at least one query term: its length and per-term counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chunk_id: ChunkId
+    length: int = Field(ge=0)
+    term_frequencies: dict[str, int]
+
+
+class LexicalCandidates(BaseModel):
+    """Term statistics over one tenant's whole passage corpus for a set of query terms.
+
+    ``corpus_size`` and ``total_length`` cover every chunk of the tenant, not only the
+    candidates; ``document_frequencies`` counts chunks containing each query term (0 when
+    none does); ``candidates`` holds every chunk containing any query term, sorted by id.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    corpus_size: int = Field(ge=0)
+    total_length: int = Field(ge=0)
+    document_frequencies: dict[str, int]
+    candidates: list[LexicalCandidate]
+
+
+class RankedChunk(BaseModel):
+    """A chunk id with its BM25 score."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    chunk_id: ChunkId
+    score: float
+
+
+def query_terms(question: str) -> list[str]:
+    """The distinct tokens of ``question``, in first-seen order."""
+    return list(dict.fromkeys(tokenize(question)))
+
+
+def bm25(
+    stats: LexicalCandidates,
+    terms: Sequence[str],
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+    limit: int | None = None,
+) -> list[RankedChunk]:
+    """Rank candidates by Okapi BM25, best first, ties broken by ascending chunk id.
+
+    Uses the non-negative IDF ``ln(1 + (N - df + 0.5) / (df + 0.5))``. Raises
+    :class:`InvalidArgumentError` for negative ``k1``, ``b`` outside [0, 1] or a negative limit.
+    """
+    if k1 < 0:
+        raise InvalidArgumentError(f"k1 must be non-negative, got {k1}")
+    if not 0 <= b <= 1:
+        raise InvalidArgumentError(f"b must be within [0, 1], got {b}")
+    if limit is not None and limit < 0:
+        raise InvalidArgumentError(f"limit must be non-negative, got {limit}")
+    if stats.corpus_size == 0:
+        return []
+    average = stats.total_length / stats.corpus_size or 1.0
+    unique_terms = list(dict.fromkeys(terms))
+    idf = {
+        term: math.log(
+            1.0
+            + (stats.corpus_size - stats.document_frequencies.get(term, 0) + 0.5)
+            / (stats.document_frequencies.get(term, 0) + 0.5)
+        )
+        for term in unique_terms
+    }
+    ranked = []
+    for candidate in stats.candidates:
+        norm = k1 * (1.0 - b + b * candidate.length / average)
+        score = 0.0
+        for term in unique_terms:
+            frequency = candidate.term_frequencies.get(term, 0)
+            if frequency:
+                score += idf[term] * frequency * (k1 + 1.0) / (frequency + norm)
+        if score > 0.0:
+            ranked.append(RankedChunk(chunk_id=candidate.chunk_id, score=score))
+    ranked.sort(key=lambda hit: (-hit.score, hit.chunk_id))
+    return ranked if limit is None else ranked[:limit]

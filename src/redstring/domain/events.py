@@ -1,0 +1,56 @@
+"""Event envelopes: what the event log stores, the source of truth every store projects.
+
+An event belongs to one stream of one tenant. ``stream_version`` numbers a stream's events
+from 1 without gaps; ``position`` orders the whole log and only increases.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+
+from redstring.domain.ids import EventId
+
+_STREAM_PATTERN = re.compile(r"^[^\x00\s][^\x00]{0,255}$")
+_EVENT_TYPE_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,127}$")
+
+
+def _check_stream(value: str) -> str:
+    if not _STREAM_PATTERN.fullmatch(value):
+        raise ValueError(
+            f"invalid stream name {value!r}: use 1-256 characters, no NUL, not starting with "
+            "whitespace"
+        )
+    return value
+
+
+def _check_event_type(value: str) -> str:
+    if not _EVENT_TYPE_PATTERN.fullmatch(value):
+        raise ValueError(
+            f"invalid event type {value!r}: use a letter followed by letters, digits, '_' or '.'"
+        )
+    return value
+
+
+StreamName = Annotated[str, AfterValidator(_check_stream)]
+EventType = Annotated[str, AfterValidator(_check_event_type)]
+
+
+class NewEvent(BaseModel):
+    """An event to append. ``event_id`` makes appending it again a no-op."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    event_id: EventId
+    type: EventType
+    payload: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class StoredEvent(NewEvent):
+    """An event as the log holds it: plus its stream, stream version and global position."""
+
+    stream: StreamName
+    stream_version: int = Field(ge=1)
+    position: int = Field(ge=1)

@@ -1,0 +1,66 @@
+"""Distinct id types, so that a tenant id can never be passed where an entity id belongs.
+
+Entity, relationship and event ids are UUIDs; their canonical text form (lowercase,
+hyphenated) is the total order that paging and tie-breaks use. Tenant, source and chunk ids
+are strings chosen by callers or derived from content.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import NewType
+
+from redstring.domain.errors import InvalidArgumentError
+
+TenantId = NewType("TenantId", str)
+SourceId = NewType("SourceId", str)
+ChunkId = NewType("ChunkId", str)
+EntityId = NewType("EntityId", uuid.UUID)
+RelationshipId = NewType("RelationshipId", uuid.UUID)
+EventId = NewType("EventId", uuid.UUID)
+
+_TENANT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+
+def new_entity_id() -> EntityId:
+    """A fresh random entity id."""
+    return EntityId(uuid.uuid4())
+
+
+def new_relationship_id() -> RelationshipId:
+    """A fresh random relationship id."""
+    return RelationshipId(uuid.uuid4())
+
+
+def new_event_id() -> EventId:
+    """A fresh random event id."""
+    return EventId(uuid.uuid4())
+
+
+def tenant_id(value: str) -> TenantId:
+    """Validate ``value`` as a tenant id: 1-128 characters of letters, digits and ``._:-``.
+
+    Raises :class:`InvalidArgumentError` naming the value otherwise. Tenant ids end up in keys,
+    file names and log lines, so the alphabet is deliberately narrow.
+    """
+    if not _TENANT_PATTERN.fullmatch(value):
+        raise InvalidArgumentError(
+            f"invalid tenant id {value!r}: use 1-128 characters of letters, digits and '._:-', "
+            "starting with a letter or digit"
+        )
+    return TenantId(value)
+
+
+def source_id(value: str) -> SourceId:
+    """Validate ``value`` as a source id: non-blank, at most 1024 characters, no NUL."""
+    if not value.strip() or len(value) > 1024 or "\x00" in value:
+        raise InvalidArgumentError(
+            f"invalid source id {value!r}: use 1-1024 characters, not all whitespace, no NUL"
+        )
+    return SourceId(value)
+
+
+def id_text(value: uuid.UUID) -> str:
+    """The canonical text of a UUID id: lowercase and hyphenated, the order paging relies on."""
+    return str(value)

@@ -1,0 +1,97 @@
+"""Vector math and vector records: cosine scores on the port's 0..1 scale and the zero guard.
+
+A score is ``(1 + cosine) / 2``: 1.0 identical, 0.5 orthogonal, 0.0 opposite. Cosine is
+undefined at the origin, and a vector whose sum of squares underflows in float32 (the storage
+width of pgvector) is as directionless as the zero vector, so both are rejected.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError, ZeroVectorError
+from redstring.domain.ids import EntityId
+
+FLOAT32_SMALLEST_NORMAL = 2.0**-126
+"""Below this a float32 sum of squares is subnormal or zero and loses its direction."""
+
+_F32 = struct.Struct("<f")
+
+
+def _to_float32(value: float) -> float:
+    return float(_F32.unpack(_F32.pack(value))[0])
+
+
+def has_zero_norm(vector: Sequence[float]) -> bool:
+    """True when ``vector`` has no usable direction once stored as float32.
+
+    That is the zero vector, and also vectors whose float32 sum of squares underflows below
+    the smallest normal float32 (components around 1e-20 and smaller), where a backend
+    computing in float32 divides by zero and yields NaN.
+    """
+    total = 0.0
+    for component in vector:
+        narrowed = _to_float32(component)
+        total = _to_float32(total + _to_float32(narrowed * narrowed))
+    return total < FLOAT32_SMALLEST_NORMAL
+
+
+def validate_vector(vector: Sequence[float], *, dimension: int) -> None:
+    """Raise unless ``vector`` has ``dimension`` finite components and a usable direction.
+
+    Raises :class:`DimensionMismatchError` on a wrong length, :class:`InvalidArgumentError`
+    on NaN or infinity and :class:`ZeroVectorError` on a vector with no direction.
+    """
+    if len(vector) != dimension:
+        raise DimensionMismatchError(expected=dimension, actual=len(vector))
+    for index, component in enumerate(vector):
+        if not math.isfinite(component) or abs(component) > 3.4e38:
+            raise InvalidArgumentError(
+                f"vector component {index} is {component!r}: components must be finite float32 "
+                "values"
+            )
+    if has_zero_norm(vector):
+        raise ZeroVectorError(
+            "the vector has zero norm (or a norm that underflows in float32): cosine is "
+            "undefined at the origin; pass a vector with a direction"
+        )
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two equal-length, non-zero vectors, clamped to [-1, 1]."""
+    if len(a) != len(b):
+        raise DimensionMismatchError(expected=len(a), actual=len(b))
+    if has_zero_norm(a) or has_zero_norm(b):
+        raise ZeroVectorError("cosine is undefined for a vector with zero norm")
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    return max(-1.0, min(1.0, dot / norm))
+
+
+def cosine_score(a: Sequence[float], b: Sequence[float]) -> float:
+    """The port's similarity score ``(1 + cosine) / 2``: 1.0 identical, 0.0 opposite."""
+    return (1.0 + cosine(a, b)) / 2.0
+
+
+class VectorRecord(BaseModel):
+    """One entity's embedding and the metadata stored beside it (e.g. ``entity_type``)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    entity_id: EntityId
+    vector: list[float]
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class VectorMatch(BaseModel):
+    """A search hit: the entity, its score on the 0..1 scale, and the stored metadata."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    entity_id: EntityId
+    score: float
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)

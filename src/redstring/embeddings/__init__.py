@@ -1,0 +1,1 @@
+"""Embedding providers live in ``redstring.embeddings.adapters``."""

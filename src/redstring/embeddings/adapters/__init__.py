@@ -1,0 +1,1 @@
+"""EmbeddingProvider adapters. Each model library stays inside its own module."""

@@ -1,0 +1,1 @@
+"""Event storage: adapters of the EventLog port live in ``redstring.eventlog.adapters``."""

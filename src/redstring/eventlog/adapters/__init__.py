@@ -1,0 +1,1 @@
+"""EventLog adapters. Each backend's client stays inside its own module."""

@@ -1,0 +1,1 @@
+"""The application layer over the event log: projecting events into the stores."""

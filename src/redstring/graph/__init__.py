@@ -1,0 +1,1 @@
+"""Graph storage: adapters of the GraphStore port live in ``redstring.graph.adapters``."""

@@ -1,0 +1,1 @@
+"""GraphStore adapters. Each backend's client stays inside its own module."""

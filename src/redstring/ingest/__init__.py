@@ -1,0 +1,1 @@
+"""Ingestion: chunk, extract, resolve, record events, project (application layer)."""

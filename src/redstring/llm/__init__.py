@@ -1,0 +1,1 @@
+"""Model calls: LlmProvider adapters, Cache adapters and the resilience around them."""

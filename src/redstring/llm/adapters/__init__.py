@@ -1,0 +1,1 @@
+"""LlmProvider adapters. Every ``langchain*`` import stays in this directory."""

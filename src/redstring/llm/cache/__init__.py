@@ -1,0 +1,1 @@
+"""Cache adapters: the shared state behind rate limits and the circuit breaker."""

@@ -1,0 +1,66 @@
+"""Cache: values, counters and hit windows shared by every worker using one backend.
+
+This is deliberately not a general cache; it carries what the model-call resilience needs
+(``redstring.llm.resilience``). Rules (enforced by ``redstring.testing.cache.CacheCompliance``):
+
+* ``get`` returns ``str`` or ``None`` for a missing key, never bytes.
+* ``get`` and ``increment`` share one key space: a counter reads back as its decimal string,
+  and ``set(key, "4")`` then ``increment(key)`` returns 5. A missing counter is zero, so the
+  first increment returns 1. Incrementing a non-numeric value raises ``ValueError``.
+* A counter's TTL is applied when the increment creates it and is never refreshed.
+* TTLs are real below one second (``ttl_seconds=0.05`` expires).
+* A hit window and a value may share a key; ``delete`` clears both.
+* **Time is passed in, never read.** Windows take caller-supplied epoch floats (``at``,
+  ``since``); an adapter never reads a clock to fill them, so tests name instants instead of
+  sleeping and a cluster with clock drift cannot disagree with its caller. Windows include a
+  hit exactly at ``since`` and count two hits at the same instant as two.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from redstring.ports.lifecycle import AsyncClosable
+
+
+@runtime_checkable
+class KeyValueCache(AsyncClosable, Protocol):
+    """String values and integer counters with optional expiry."""
+
+    async def get(self, key: str) -> str | None:
+        """The value under ``key`` as ``str``, or ``None``."""
+        ...
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        """Store ``value``, expiring after ``ttl_seconds`` when given (must be positive)."""
+        ...
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        """Add one and return the new count; a TTL applies only when this creates the key."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Remove the value, counter and hit window under ``key``; absent keys are fine."""
+        ...
+
+
+@runtime_checkable
+class HitWindow(AsyncClosable, Protocol):
+    """Timestamped hits counted over a sliding window, with caller-supplied time."""
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call."""
+        ...
+
+    async def count_hits(self, key: str, *, since: float) -> int:
+        """Hits at or after ``since`` (inclusive), duplicates counted."""
+        ...
+
+    async def oldest_hit(self, key: str, *, since: float) -> float | None:
+        """The earliest hit at or after ``since``, or ``None`` when there is none."""
+        ...
+
+
+@runtime_checkable
+class Cache(KeyValueCache, HitWindow, Protocol):
+    """The whole cache port: key/value with counters, and hit windows."""

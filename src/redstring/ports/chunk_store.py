@@ -1,0 +1,108 @@
+"""ChunkStore: the passage corpus, with lexical term statistics for ranking.
+
+Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
+
+* Chunk ids are content-addressed, so two tenants can hold the same id: key on
+  ``(tenant_id, id)`` and compare both parts.
+* ``replace_source`` is one atomic operation: afterwards the source holds exactly the given
+  chunks, and an empty sequence means "this source now has no chunks".
+* ``lexical_candidates`` returns term statistics and never ranks; ranking is
+  ``redstring.domain.chunk_ranking`` so adapters cannot disagree about relevance. Text is
+  tokenised with ``redstring.domain.chunk_ranking.tokenize``.
+* ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
+* Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Protocol, runtime_checkable
+
+from redstring.domain.chunk_ranking import LexicalCandidates
+from redstring.domain.chunks import StoredChunk
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.ports.lifecycle import AsyncClosable
+
+
+@runtime_checkable
+class ChunkWriter(AsyncClosable, Protocol):
+    """Writes passages."""
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        """Insert or replace every chunk in one atomic write; the last duplicate id wins."""
+        ...
+
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        """Atomically make ``chunks`` the source's whole content (``[]`` empties it).
+
+        Raises ``ValueError`` before writing anything if a chunk belongs to another source.
+        """
+        ...
+
+
+@runtime_checkable
+class ChunkReader(AsyncClosable, Protocol):
+    """Reads passages by id, source and entity."""
+
+    async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
+        """The chunk as a copy, or ``None``."""
+        ...
+
+    async def get_many(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> dict[ChunkId, StoredChunk]:
+        """The tenant's chunks among ``chunk_ids`` (absent ids omitted), in one round trip."""
+        ...
+
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        """The source's chunks ordered by ``(chunk_index, id)``."""
+        ...
+
+    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+        """Chunks whose ``entity_ids`` include ``entity_id``, ascending by chunk id."""
+        ...
+
+    async def existing_ids(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> set[ChunkId]:
+        """Which of ``chunk_ids`` the tenant already holds: how a re-run skips known text."""
+        ...
+
+    async def list_sources(self, tenant_id: TenantId) -> dict[SourceId, int]:
+        """Every source of the tenant with its chunk count."""
+        ...
+
+
+@runtime_checkable
+class LexicalCandidateSource(AsyncClosable, Protocol):
+    """Term statistics for BM25."""
+
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        """Statistics for ``terms`` over the tenant's corpus; see ``LexicalCandidates``.
+
+        Terms are matched as whole tokens exactly as given; callers pass the output of
+        ``redstring.domain.chunk_ranking.query_terms``. No terms yield no candidates.
+        """
+        ...
+
+
+@runtime_checkable
+class ChunkPurge(AsyncClosable, Protocol):
+    """Removes passages."""
+
+    async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        """Remove the source's chunks; returns how many."""
+        ...
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Remove every chunk of the tenant; returns how many."""
+        ...
+
+
+@runtime_checkable
+class ChunkStore(ChunkWriter, ChunkReader, LexicalCandidateSource, ChunkPurge, Protocol):
+    """The whole passage port: writer, reader, lexical source and purge."""

@@ -1,0 +1,202 @@
+"""GraphStore: a tenant's entities, aliases, blocking keys, relationships and traversal.
+
+Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCompliance``):
+
+* **Tenancy.** Every method takes ``tenant_id``; storage is keyed on ``(tenant_id, id)`` with
+  both parts compared. No read returns another tenant's rows and no write touches them.
+* **Read-your-writes.** Once a write returns, the next read on the same store sees it.
+* **Copies.** Reads return objects the caller may mutate without changing stored state, and
+  a write keeps no reference to the caller's object.
+* **Idempotent, last-write-wins.** Upserting the same id twice leaves one row with the later
+  value. Deletes return ``False`` or ``0`` for what is already gone and never raise.
+* **No dangling edges.** A relationship or alias whose entity is absent raises
+  :class:`~redstring.ports.errors.MissingEntityError`; batch writes validate the whole batch
+  first and write nothing on failure.
+* **No deleting entities.** A merged entity survives as an alias; ``delete_relationship`` and
+  ``delete_by_tenant`` are the only removals.
+* **Order.** Lists of entities are ordered by id as canonical lowercase hyphenated text.
+* **Arguments.** A negative ``limit`` or ``depth`` and a ``direction`` outside
+  ``{"out", "in", "both"}`` raise ``ValueError``; unknown ids yield empty results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.models import Alias, Entity, Neighbour, Relationship
+from redstring.ports.lifecycle import AsyncClosable
+
+Direction = Literal["out", "in", "both"]
+DIRECTIONS: frozenset[str] = frozenset({"out", "in", "both"})
+
+
+@runtime_checkable
+class EntityStore(AsyncClosable, Protocol):
+    """Entities by id, in batches, and paged in the total order of their ids."""
+
+    async def upsert_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        """Insert or replace ``entity`` (and its blocking-key index entries) for the tenant.
+
+        Raises ``ValueError`` when ``entity.id`` is currently an alias of the tenant.
+        """
+        ...
+
+    async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
+        """Insert or replace every entity in one atomic write; the last duplicate id wins."""
+        ...
+
+    async def get_entity(self, tenant_id: TenantId, entity_id: EntityId) -> Entity | None:
+        """The tenant's entity ``entity_id`` as a copy, or ``None``."""
+        ...
+
+    async def get_entities(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> dict[EntityId, Entity]:
+        """The tenant's entities among ``entity_ids`` (absent ids omitted), in one round trip."""
+        ...
+
+    async def find_entities(
+        self,
+        tenant_id: TenantId,
+        *,
+        entity_type: str | None = None,
+        limit: int = 100,
+        after: EntityId | None = None,
+    ) -> list[Entity]:
+        """Up to ``limit`` entities ascending by id text, strictly after ``after`` if given.
+
+        ``after`` need not exist any more, which makes a page resumable across writes.
+        ``entity_type`` filters by exact type. Raises ``ValueError`` for a negative limit.
+        """
+        ...
+
+
+@runtime_checkable
+class AliasStore(AsyncClosable, Protocol):
+    """Ids that resolve to another entity: what remains of merges."""
+
+    async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        """Record that ``alias.alias_id`` resolves to ``alias.canonical_id``; last write wins.
+
+        Raises :class:`MissingEntityError` when the canonical entity is absent and
+        ``ValueError`` when the alias id equals the canonical id or is a live entity.
+        """
+        ...
+
+    async def remove_alias(self, tenant_id: TenantId, alias_id: EntityId) -> bool:
+        """Forget an alias; ``False`` when there was none."""
+        ...
+
+    async def find_aliases(self, tenant_id: TenantId, canonical_id: EntityId) -> list[Alias]:
+        """Aliases pointing at ``canonical_id``, ascending by alias id text (copies)."""
+        ...
+
+    async def resolve_entity_ids(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> dict[EntityId, EntityId]:
+        """Map each given id to the live entity it denotes; ids denoting nothing are omitted.
+
+        An entity id maps to itself, an alias id to its canonical entity. One round trip.
+        """
+        ...
+
+
+@runtime_checkable
+class BlockingKeyIndex(AsyncClosable, Protocol):
+    """Candidate lookup for resolution: entities by the blocking keys they were stored with."""
+
+    async def find_by_blocking_key(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        """Entities indexed under ``key``, ascending by id text (copies)."""
+        ...
+
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str]
+    ) -> dict[str, list[Entity]]:
+        """For each key with at least one entity, those entities ascending by id, in one query."""
+        ...
+
+
+@runtime_checkable
+class RelationshipStore(AsyncClosable, Protocol):
+    """Typed, directed edges between a tenant's entities."""
+
+    async def upsert_relationship(self, tenant_id: TenantId, relationship: Relationship) -> None:
+        """Insert or replace an edge; :class:`MissingEntityError` if an endpoint is absent."""
+        ...
+
+    async def upsert_relationships(
+        self, tenant_id: TenantId, relationships: Sequence[Relationship]
+    ) -> None:
+        """Insert or replace every edge, all or nothing: one absent endpoint writes nothing."""
+        ...
+
+    async def get_relationship(
+        self, tenant_id: TenantId, relationship_id: RelationshipId
+    ) -> Relationship | None:
+        """The edge ``relationship_id`` as a copy, or ``None``."""
+        ...
+
+    async def get_relationships_for(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> list[Relationship]:
+        """Every edge touching any of ``entity_ids``, each once, ascending by id text."""
+        ...
+
+    async def delete_relationship(
+        self, tenant_id: TenantId, relationship_id: RelationshipId
+    ) -> bool:
+        """Remove an edge; ``False`` when it was not there."""
+        ...
+
+
+@runtime_checkable
+class GraphTraversal(AsyncClosable, Protocol):
+    """Breadth-first neighbourhoods."""
+
+    async def neighbours(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        relationship_types: Collection[str] | None = None,
+    ) -> list[Neighbour]:
+        """Entities within ``depth`` hops of ``entity_id``, each once at its smallest depth.
+
+        Ordered by (depth, id text); the start entity is excluded. ``direction`` follows edges
+        out of, into, or either way through each entity. ``relationship_types=None`` means
+        every type and ``[]`` means none (so ``[]`` is returned). ``depth=0`` and unknown ids
+        yield ``[]``; a negative depth or unknown direction raises ``ValueError``.
+        """
+        ...
+
+
+@runtime_checkable
+class GraphStore(
+    EntityStore, AliasStore, BlockingKeyIndex, RelationshipStore, GraphTraversal, Protocol
+):
+    """The whole graph port: the five capabilities plus tenant deletion."""
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Delete every entity, alias, key and edge of the tenant; returns entities removed."""
+        ...
+
+
+def validate_traversal(depth: int, direction: str) -> None:
+    """Raise ``InvalidArgumentError`` for a negative depth or an unknown direction."""
+    if depth < 0:
+        raise InvalidArgumentError(f"depth must be non-negative, got {depth}")
+    if direction not in DIRECTIONS:
+        raise InvalidArgumentError(
+            f"direction must be one of 'out', 'in', 'both', got {direction!r}"
+        )
+
+
+def validate_limit(limit: int) -> None:
+    """Raise ``InvalidArgumentError`` (a ``ValueError``) for a negative limit."""
+    if limit < 0:
+        raise InvalidArgumentError(f"limit must be non-negative, got {limit}")

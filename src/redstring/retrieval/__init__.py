@@ -1,0 +1,1 @@
+"""Retrieval: vector, lexical and graph evidence fused into one cited context."""

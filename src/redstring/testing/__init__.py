@@ -1,0 +1,25 @@
+"""The compliance suites: the executable definition of every port (install ``redstring[test]``).
+
+An adapter proves itself by subclassing its port's suite in its own test module and
+supplying exactly one thing: ``new_store()`` for the store ports and the event log, a
+``cache`` fixture for Cache, a ``provider`` fixture for EmbeddingProvider::
+
+    from redstring.testing import GraphStoreCompliance
+
+    class TestMyGraphStore(GraphStoreCompliance):
+        async def new_store(self) -> GraphStore:
+            return MyGraphStore()
+
+**First step in a consuming project: set ``asyncio_mode = "auto"``** for pytest-asyncio
+(e.g. ``[tool.pytest.ini_options] asyncio_mode = "auto"``). Every case is a bare
+``async def``; under the default strict mode they are collected and skipped, which reads as a
+pass.
+
+Nothing here is collected on its own: no module matches ``test_*.py`` and no class matches
+``Test*``. Set ``KG_COMPLIANCE_MAX_EXAMPLES`` to change how many hypothesis examples each
+property test draws (default 50); it is the one environment variable the library reads.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,1 @@
+"""Vector storage: adapters of the VectorStore port live in ``redstring.vector.adapters``."""

@@ -1,0 +1,1 @@
+"""VectorStore adapters. Each backend's client stays inside its own module."""
