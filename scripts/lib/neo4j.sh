@@ -62,7 +62,9 @@ _redstring_neo4j_build() {
     else
         stale="$(find "$dir/pom.xml" "$dir/src" -newer "$jar" -print -quit 2>/dev/null || true)"
     fi
-    [[ -z "$stale" ]] && return 0
+    if [[ -z "$stale" ]]; then
+        return 0
+    fi
 
     if ! command -v mvn >/dev/null 2>&1; then
         _redstring_neo4j_log "mvn not found; Maven 3.8+ and Java 17 are needed to build the Neo4j launcher"
@@ -75,8 +77,11 @@ _redstring_neo4j_build() {
         # two scripts building at once would trample each other's target/
         mvn_cmd=(flock -w 900 "$dir/target/.build.lock" "${mvn_cmd[@]}")
     fi
-    if ! "${mvn_cmd[@]}" >&2; then
-        _redstring_neo4j_log "building the Neo4j launcher failed (see Maven output above)"
+    # (Maven 3.8 -q still prints stray colour codes: keep its output in a log)
+    local build_log="$dir/target/build.log"
+    if ! "${mvn_cmd[@]}" >"$build_log" 2>&1; then
+        _redstring_neo4j_log "building the Neo4j launcher failed; last lines of $build_log:"
+        tail -n 40 "$build_log" >&2 || true
         return 1
     fi
     if [[ ! -f "$jar" ]]; then
