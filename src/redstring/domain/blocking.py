@@ -18,7 +18,22 @@ import unicodedata
 
 from redstring.domain.errors import EmptyTextError
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_WORD = re.compile(r"[\W_]+")
+
+# Latin letters that NFKD leaves whole; folded by hand so "Łódź" meets "Lodz".
+_LATIN_FOLDS = str.maketrans(
+    {
+        "ł": "l",
+        "ø": "o",
+        "đ": "d",
+        "ð": "d",
+        "ħ": "h",
+        "\u0131": "i",
+        "æ": "ae",
+        "œ": "oe",
+        "þ": "th",
+    }
+)
 
 _STOP_TOKENS = frozenset(
     {"the", "a", "an", "of", "and", "inc", "ltd", "llc", "corp", "co", "mr", "mrs", "ms", "dr"}
@@ -35,22 +50,28 @@ _SOUNDEX_CODES = {
 
 
 def normalise_name(name: str) -> str:
-    """Fold ``name`` to lowercase ASCII words separated by single spaces.
+    """Fold ``name`` to lowercase words separated by single spaces.
 
-    Accents are stripped (NFKD), punctuation becomes a separator. Raises
-    :class:`EmptyTextError` when nothing alphanumeric remains.
+    Accents are stripped (NFKD) and Latin letters fold to ASCII; letters and digits of other
+    scripts are kept as they are, so a name in any script has keys. Punctuation and
+    underscores become separators. Raises :class:`EmptyTextError` when nothing alphanumeric
+    remains.
     """
     decomposed = unicodedata.normalize("NFKD", name)
-    ascii_only = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    folded = _NON_ALNUM.sub(" ", ascii_only.casefold()).strip()
+    unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    folded = _NON_WORD.sub(" ", unaccented.casefold().translate(_LATIN_FOLDS)).strip()
     if not folded:
         raise EmptyTextError(f"name {name!r} has no letters or digits to derive keys from")
     return folded
 
 
 def soundex(token: str) -> str:
-    """The four-character American Soundex code of an ASCII token (digits pass through)."""
-    if token.isdigit():
+    """The four-character American Soundex code of an ASCII token.
+
+    Soundex is defined for the Latin alphabet only: a token of digits, or one holding letters
+    outside ASCII (another script), is returned unchanged.
+    """
+    if token.isdigit() or not token.isascii():
         return token
     letters = [ch for ch in token.lower() if "a" <= ch <= "z"]
     if not letters:

@@ -112,5 +112,9 @@ def _windows(units: list[Span], max_chars: int, overlap_chars: int) -> list[Span
         following = last + 1
         while following - 1 > first and end - units[following - 1][0] <= overlap_chars:
             following -= 1
+        # The overlap must leave room for the next new unit; a window holding only the
+        # overlap would repeat text its predecessor already covers.
+        while following <= last and units[last + 1][1] - units[following][0] > max_chars:
+            following += 1
         first = following
     return windows

@@ -23,7 +23,12 @@ _F32 = struct.Struct("<f")
 
 
 def _to_float32(value: float) -> float:
-    return float(_F32.unpack(_F32.pack(value))[0])
+    try:
+        return float(_F32.unpack(_F32.pack(value))[0])
+    except OverflowError:
+        # struct refuses what float32 arithmetic would round to infinity; a square that
+        # large has a direction, so infinity is the faithful answer.
+        return math.copysign(math.inf, value)
 
 
 def has_zero_norm(vector: Sequence[float]) -> bool:
