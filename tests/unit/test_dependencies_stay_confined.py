@@ -26,6 +26,7 @@ class Confinement:
 TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("pytest", "_pytest"), directories=("testing",)),
     Confinement(packages=("hypothesis",), directories=("testing",)),
+    Confinement(packages=("neo4j",), directories=("graph/adapters",)),
 )
 
 
