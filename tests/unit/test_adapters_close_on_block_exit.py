@@ -32,7 +32,15 @@ FACTORIES: dict[str, Callable[[type], Any]] = {
     "InMemoryVectorStore": lambda cls: cls(dimension=8),
 }
 
-NEEDS_BACKEND: frozenset[str] = frozenset({"Neo4jGraphStore"})
+NEEDS_BACKEND: frozenset[str] = frozenset(
+    {
+        "Neo4jGraphStore",
+        "PgVectorStore",
+        "PostgresChunkStore",
+        "PostgresEventLog",
+        "PostgresGraphStore",
+    }
+)
 
 _CLOSE = {"close", "__aenter__", "__aexit__"}
 

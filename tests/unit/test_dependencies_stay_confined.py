@@ -26,6 +26,10 @@ class Confinement:
 TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("pytest", "_pytest"), directories=("testing",)),
     Confinement(packages=("hypothesis",), directories=("testing",)),
+    Confinement(
+        packages=("asyncpg",),
+        directories=("vector/adapters", "chunks/adapters", "eventlog/adapters", "graph/adapters"),
+    ),
     Confinement(packages=("neo4j",), directories=("graph/adapters",)),
 )
 

@@ -1,0 +1,445 @@
+"""PostgresChunkStore: the ChunkStore port on PostgreSQL, through asyncpg.
+
+Two tables: ``{prefix}chunks`` holds each passage keyed on ``(tenant_id, id)``, and
+``{prefix}chunk_terms`` holds one row per distinct token of a chunk with its count, written
+at upsert time from :func:`redstring.domain.chunk_ranking.term_frequencies`. Lexical
+statistics are read from that table, so the database agrees with the domain's tokeniser by
+construction; PostgreSQL's own text-search parser splits and folds words differently and
+would not. Ranking stays in :mod:`redstring.domain.chunk_ranking`.
+
+Long values: a B-tree entry holds at most about 2.7 kB, and a token or a source id can be
+longer (a DNA sequence is one ``\\w+`` token). Those columns are therefore indexed on their
+first 200 characters and every lookup compares the prefix (for the index) and the whole
+value (for the answer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterable, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import asyncpg
+
+from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, term_frequencies
+from redstring.domain.chunks import StoredChunk
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+
+__all__ = ["PostgresChunkStore"]
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+_LONGEST_SUFFIX = len("chunk_terms_tenant_chunk_idx")
+_INDEXED_CHARS = 200
+"""How many leading characters of a token or source id the B-tree indexes hold."""
+
+
+def _identifier(value: str, *, what: str, room: int = 0) -> str:
+    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
+
+    Table names are interpolated into SQL (parameters cannot name tables), so only names that
+    need no quoting rules at all are accepted.
+    """
+    limit = 63 - room
+    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
+        raise InvalidArgumentError(
+            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
+            f"letter or '_', at most {limit} characters"
+        )
+    return value
+
+
+def _indexed(values: Iterable[str]) -> list[str]:
+    return sorted({value[:_INDEXED_CHARS] for value in values})
+
+
+_COLUMNS = "id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata"
+
+
+def _chunk(row: Any) -> StoredChunk:
+    return StoredChunk(
+        id=row["id"],
+        source_id=row["source_id"],
+        chunk_index=row["chunk_index"],
+        text=row["text"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        entity_ids=tuple(row["entity_ids"]),
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+class PostgresChunkStore:
+    """The passage corpus and its term statistics, for every tenant, in two tables.
+
+    Build it over a pool you own (``close`` then leaves the pool open) or let :meth:`connect`
+    create and own one. Call :meth:`ensure_schema` once before use; it is idempotent.
+    Every write is one transaction; ``replace_source`` also serialises with other
+    replacements of the same source, so two concurrent replacements never leave a mixture.
+    """
+
+    def __init__(
+        self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
+    ) -> None:
+        self._pool = pool
+        self._owns_pool = False
+        self._closed = False
+        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
+        self._schema = _identifier(schema, what="schema name")
+        self._chunks = f'"{self._schema}"."{self._prefix}chunks"'
+        self._terms = f'"{self._schema}"."{self._prefix}chunk_terms"'
+
+    @classmethod
+    async def connect(
+        cls,
+        dsn: str,
+        *,
+        prefix: str = "redstring_",
+        schema: str = "public",
+        min_size: int = 1,
+        max_size: int = 10,
+        create_schema: bool = True,
+    ) -> Self:
+        """Create a pool for ``dsn`` that the store owns and closes; ensure the schema."""
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
+        try:
+            store = cls(pool, prefix=prefix, schema=schema)
+            store._owns_pool = True
+            if create_schema:
+                await store.ensure_schema()
+        except BaseException:
+            await pool.close()
+            raise
+        return store
+
+    @property
+    def tables(self) -> tuple[str, str]:
+        """The quoted, schema-qualified chunk and term table names (for operators and tests)."""
+        return self._chunks, self._terms
+
+    async def ensure_schema(self) -> None:
+        """Create the tables and indexes if missing; safe to run concurrently."""
+        p = self._prefix
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
+            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"')
+            await conn.execute(
+                f"""
+                CREATE TABLE IF NOT EXISTS {self._chunks} (
+                    tenant_id text COLLATE "C" NOT NULL,
+                    id text COLLATE "C" NOT NULL,
+                    source_id text COLLATE "C" NOT NULL,
+                    chunk_index integer NOT NULL,
+                    text text NOT NULL,
+                    char_start integer NOT NULL,
+                    char_end integer NOT NULL,
+                    entity_ids uuid[] NOT NULL,
+                    metadata json NOT NULL,
+                    length integer NOT NULL,
+                    PRIMARY KEY (tenant_id, id)
+                )
+                """
+            )
+            await conn.execute(
+                f"""
+                CREATE TABLE IF NOT EXISTS {self._terms} (
+                    tenant_id text COLLATE "C" NOT NULL,
+                    chunk_id text COLLATE "C" NOT NULL,
+                    term text COLLATE "C" NOT NULL,
+                    frequency integer NOT NULL,
+                    chunk_length integer NOT NULL
+                )
+                """
+            )
+            for statement in (
+                f'CREATE INDEX IF NOT EXISTS "{p}chunks_source_idx" ON {self._chunks} '
+                f"(tenant_id, left(source_id, {_INDEXED_CHARS}), chunk_index, id)",
+                f'CREATE INDEX IF NOT EXISTS "{p}chunks_entity_ids_idx" ON {self._chunks} '
+                "USING gin (entity_ids)",
+                f'CREATE INDEX IF NOT EXISTS "{p}chunks_tenant_length_idx" ON {self._chunks} '
+                "(tenant_id) INCLUDE (length)",
+                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_term_idx" ON {self._terms} '
+                f"(tenant_id, left(term, {_INDEXED_CHARS}))",
+                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_tenant_chunk_idx" ON {self._terms} '
+                "(tenant_id, chunk_id)",
+            ):
+                await conn.execute(statement)
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        """Insert or replace every chunk (and its terms) in one transaction; last id wins."""
+        latest = {chunk.id: chunk for chunk in chunks}
+        if not latest:
+            return
+        async with self._pool.acquire() as conn, conn.transaction():
+            await self._write(conn, tenant_id, list(latest.values()))
+
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        """Atomically make ``chunks`` the source's whole content (``[]`` empties it).
+
+        Raises :class:`InvalidArgumentError` (a ``ValueError``) before writing anything when a
+        chunk belongs to another source.
+        """
+        for chunk in chunks:
+            if chunk.source_id != source_id:
+                raise InvalidArgumentError(
+                    f"chunk {chunk.id!r} belongs to source {chunk.source_id!r}, not "
+                    f"{source_id!r}: replace_source takes only the replaced source's chunks"
+                )
+        latest = {chunk.id: chunk for chunk in chunks}
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                f"{self._chunks}\x1f{tenant_id}\x1f{source_id}",
+            )
+            await conn.execute(
+                f"""
+                DELETE FROM {self._terms} AS t
+                USING {self._chunks} AS c
+                WHERE t.tenant_id = $1 AND c.tenant_id = $1 AND t.chunk_id = c.id
+                  AND left(c.source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS})
+                  AND c.source_id = $2
+                """,
+                tenant_id,
+                source_id,
+            )
+            await conn.execute(
+                f"DELETE FROM {self._chunks} WHERE tenant_id = $1 "
+                f"AND left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
+                "AND source_id = $2",
+                tenant_id,
+                source_id,
+            )
+            if latest:
+                await self._write(conn, tenant_id, list(latest.values()))
+
+    async def _write(self, conn: Any, tenant_id: TenantId, chunks: list[StoredChunk]) -> None:
+        """Upsert ``chunks`` (distinct ids) and rewrite their term rows, inside ``conn``'s txn."""
+        counts = [term_frequencies(chunk.text) for chunk in chunks]
+        lengths = [sum(count.values()) for count in counts]
+        await conn.execute(
+            f"""
+            INSERT INTO {self._chunks} (tenant_id, id, source_id, chunk_index, text, char_start,
+                                        char_end, entity_ids, metadata, length)
+            SELECT $1, r.id, r.source_id, r.chunk_index, r.text, r.char_start, r.char_end,
+                   r.entity_ids::uuid[], r.metadata::json, r.length
+            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[],
+                        $8::text[], $9::text[], $10::int[])
+                 AS r(id, source_id, chunk_index, text, char_start, char_end, entity_ids,
+                      metadata, length)
+            ON CONFLICT (tenant_id, id) DO UPDATE
+            SET source_id = EXCLUDED.source_id, chunk_index = EXCLUDED.chunk_index,
+                text = EXCLUDED.text, char_start = EXCLUDED.char_start,
+                char_end = EXCLUDED.char_end, entity_ids = EXCLUDED.entity_ids,
+                metadata = EXCLUDED.metadata, length = EXCLUDED.length
+            """,
+            tenant_id,
+            [chunk.id for chunk in chunks],
+            [chunk.source_id for chunk in chunks],
+            [chunk.chunk_index for chunk in chunks],
+            [chunk.text for chunk in chunks],
+            [chunk.char_start for chunk in chunks],
+            [chunk.char_end for chunk in chunks],
+            ["{" + ",".join(str(entity) for entity in chunk.entity_ids) + "}" for chunk in chunks],
+            [json.dumps(chunk.metadata, allow_nan=False) for chunk in chunks],
+            lengths,
+        )
+        ids = [chunk.id for chunk in chunks]
+        await conn.execute(
+            f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2::text[])",
+            tenant_id,
+            ids,
+        )
+        term_chunks: list[str] = []
+        terms: list[str] = []
+        frequencies: list[int] = []
+        term_lengths: list[int] = []
+        for chunk, count, length in zip(chunks, counts, lengths, strict=True):
+            for term, frequency in count.items():
+                term_chunks.append(chunk.id)
+                terms.append(term)
+                frequencies.append(frequency)
+                term_lengths.append(length)
+        if terms:
+            await conn.execute(
+                f"""
+                INSERT INTO {self._terms} (tenant_id, chunk_id, term, frequency, chunk_length)
+                SELECT $1, r.chunk_id, r.term, r.frequency, r.chunk_length
+                FROM unnest($2::text[], $3::text[], $4::int[], $5::int[])
+                     AS r(chunk_id, term, frequency, chunk_length)
+                """,
+                tenant_id,
+                term_chunks,
+                terms,
+                frequencies,
+                term_lengths,
+            )
+
+    async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
+        """The chunk (a new object on every call), or ``None``."""
+        row = await self._pool.fetchrow(
+            f"SELECT {_COLUMNS} FROM {self._chunks} WHERE tenant_id = $1 AND id = $2",
+            tenant_id,
+            chunk_id,
+        )
+        return None if row is None else _chunk(row)
+
+    async def get_many(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> dict[ChunkId, StoredChunk]:
+        """The tenant's chunks among ``chunk_ids`` (absent ids omitted), in one query."""
+        if not chunk_ids:
+            return {}
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._chunks} "
+            "WHERE tenant_id = $1 AND id = ANY($2::text[]) ORDER BY id",
+            tenant_id,
+            list(set(chunk_ids)),
+        )
+        return {ChunkId(row["id"]): _chunk(row) for row in rows}
+
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        """The source's chunks ordered by ``(chunk_index, id)``."""
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._chunks} WHERE tenant_id = $1 "
+            f"AND left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
+            "AND source_id = $2 ORDER BY chunk_index, id",
+            tenant_id,
+            source_id,
+        )
+        return [_chunk(row) for row in rows]
+
+    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+        """Chunks whose ``entity_ids`` include ``entity_id``, ascending by chunk id."""
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._chunks} "
+            "WHERE tenant_id = $1 AND entity_ids @> ARRAY[$2::uuid] ORDER BY id",
+            tenant_id,
+            entity_id,
+        )
+        return [_chunk(row) for row in rows]
+
+    async def existing_ids(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> set[ChunkId]:
+        """Which of ``chunk_ids`` the tenant holds (a new set on every call)."""
+        if not chunk_ids:
+            return set()
+        rows = await self._pool.fetch(
+            f"SELECT id FROM {self._chunks} WHERE tenant_id = $1 AND id = ANY($2::text[])",
+            tenant_id,
+            list(set(chunk_ids)),
+        )
+        return {ChunkId(row["id"]) for row in rows}
+
+    async def list_sources(self, tenant_id: TenantId) -> dict[SourceId, int]:
+        """Every source of the tenant with its chunk count."""
+        rows = await self._pool.fetch(
+            f"SELECT source_id, count(*) AS chunks FROM {self._chunks} "
+            "WHERE tenant_id = $1 GROUP BY source_id ORDER BY source_id",
+            tenant_id,
+        )
+        return {SourceId(row["source_id"]): int(row["chunks"]) for row in rows}
+
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        """Term statistics for ``terms`` over the tenant's corpus, read in one statement.
+
+        Corpus size and total length cover every chunk of the tenant; terms match stored
+        tokens exactly. One statement means one snapshot, so the totals and the candidates
+        never come from two different states of the corpus.
+        """
+        wanted = sorted(set(terms))
+        rows = await self._pool.fetch(
+            f"""
+            WITH corpus AS (
+                SELECT count(*) AS size, coalesce(sum(length), 0) AS total
+                FROM {self._chunks} WHERE tenant_id = $1
+            ), hits AS (
+                SELECT chunk_id, term, frequency, chunk_length
+                FROM {self._terms}
+                WHERE tenant_id = $1
+                  AND left(term, {_INDEXED_CHARS}) = ANY($3::text[])
+                  AND term = ANY($2::text[])
+            )
+            SELECT corpus.size, corpus.total, hits.chunk_id, hits.term, hits.frequency,
+                   hits.chunk_length
+            FROM corpus LEFT JOIN hits ON true
+            ORDER BY hits.chunk_id, hits.term
+            """,
+            tenant_id,
+            wanted,
+            _indexed(wanted),
+        )
+        document_frequencies = dict.fromkeys(wanted, 0)
+        candidates: dict[str, LexicalCandidate] = {}
+        for row in rows:
+            if row["chunk_id"] is None:
+                continue
+            term = row["term"]
+            document_frequencies[term] += 1
+            candidate = candidates.get(row["chunk_id"])
+            if candidate is None:
+                candidate = LexicalCandidate(
+                    chunk_id=ChunkId(row["chunk_id"]),
+                    length=row["chunk_length"],
+                    term_frequencies={},
+                )
+                candidates[row["chunk_id"]] = candidate
+            candidate.term_frequencies[term] = row["frequency"]
+        first = rows[0]
+        return LexicalCandidates(
+            corpus_size=int(first["size"]),
+            total_length=int(first["total"]),
+            document_frequencies=document_frequencies,
+            candidates=list(candidates.values()),
+        )
+
+    async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        """Remove the source's chunks and their terms; returns how many chunks."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            deleted = await conn.fetch(
+                f"DELETE FROM {self._chunks} WHERE tenant_id = $1 "
+                f"AND left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
+                "AND source_id = $2 RETURNING id",
+                tenant_id,
+                source_id,
+            )
+            if deleted:
+                await conn.execute(
+                    f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2)",
+                    tenant_id,
+                    [row["id"] for row in deleted],
+                )
+        return len(deleted)
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Remove every chunk (and term row) of the tenant; returns how many chunks."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(f"DELETE FROM {self._terms} WHERE tenant_id = $1", tenant_id)
+            status = await conn.execute(
+                f"DELETE FROM {self._chunks} WHERE tenant_id = $1", tenant_id
+            )
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def close(self) -> None:
+        """Close the pool if this store created it (``connect``); safe to call twice."""
+        if self._owns_pool and not self._closed:
+            self._closed = True
+            await self._pool.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,292 @@
+"""PostgresEventLog: the EventLog port on PostgreSQL, through asyncpg.
+
+One table. ``position`` is an identity column, so it only grows across the whole log;
+``(tenant_id, stream, stream_version)`` and ``(tenant_id, event_id)`` are unique, so neither
+a version gap nor a duplicated event can be committed even by a writer that bypassed this
+class.
+
+Appends of one tenant are serialised by a transaction-level advisory lock. That is what makes
+a tenant's positions become visible in the order they were assigned: without it, a writer
+holding position 11 can commit before the one holding 10, and a projection that has read up
+to 11 would never see 10. The lock is released only after the commit is visible, so a reader
+resuming ``after`` its last position never skips an event. Tenants do not wait for each other.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import asyncpg
+from pydantic import TypeAdapter
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.events import NewEvent, StoredEvent, StreamName
+from redstring.domain.ids import EventId, TenantId
+from redstring.ports.errors import ConcurrencyConflictError
+
+__all__ = ["PostgresEventLog"]
+
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+_LONGEST_SUFFIX = len("events_tenant_position_idx")
+
+
+def _identifier(value: str, *, what: str, room: int = 0) -> str:
+    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
+
+    Table names are interpolated into SQL (parameters cannot name tables), so only names that
+    need no quoting rules at all are accepted.
+    """
+    limit = 63 - room
+    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
+        raise InvalidArgumentError(
+            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
+            f"letter or '_', at most {limit} characters"
+        )
+    return value
+
+
+_STREAM: TypeAdapter[str] = TypeAdapter(StreamName)
+"""The domain's stream-name rule, checked before a name reaches SQL."""
+
+_COLUMNS = "event_id, type, payload, stream, stream_version, position"
+
+
+def _event(row: Any) -> StoredEvent:
+    return StoredEvent(
+        event_id=EventId(row["event_id"]),
+        type=row["type"],
+        payload=json.loads(row["payload"]),
+        stream=row["stream"],
+        stream_version=row["stream_version"],
+        position=row["position"],
+    )
+
+
+class PostgresEventLog:
+    """Every tenant's events in one append-only table, ordered by a global position.
+
+    Build it over a pool you own (``close`` then leaves the pool open) or let :meth:`connect`
+    create and own one. Call :meth:`ensure_schema` once before use; it is idempotent.
+    """
+
+    def __init__(
+        self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
+    ) -> None:
+        self._pool = pool
+        self._owns_pool = False
+        self._closed = False
+        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
+        self._schema = _identifier(schema, what="schema name")
+        self._events = f'"{self._schema}"."{self._prefix}events"'
+
+    @classmethod
+    async def connect(
+        cls,
+        dsn: str,
+        *,
+        prefix: str = "redstring_",
+        schema: str = "public",
+        min_size: int = 1,
+        max_size: int = 10,
+        create_schema: bool = True,
+    ) -> Self:
+        """Create a pool for ``dsn`` that the log owns and closes; ensure the schema."""
+        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
+        try:
+            log = cls(pool, prefix=prefix, schema=schema)
+            log._owns_pool = True
+            if create_schema:
+                await log.ensure_schema()
+        except BaseException:
+            await pool.close()
+            raise
+        return log
+
+    @property
+    def table(self) -> str:
+        """The quoted, schema-qualified table name (for operators and tests)."""
+        return self._events
+
+    async def ensure_schema(self) -> None:
+        """Create the table and indexes if missing; safe to run concurrently."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
+            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"')
+            await conn.execute(
+                f"""
+                CREATE TABLE IF NOT EXISTS {self._events} (
+                    position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    tenant_id text COLLATE "C" NOT NULL,
+                    stream text COLLATE "C" NOT NULL,
+                    stream_version integer NOT NULL CHECK (stream_version >= 1),
+                    event_id uuid NOT NULL,
+                    type text COLLATE "C" NOT NULL,
+                    payload json NOT NULL,
+                    UNIQUE (tenant_id, stream, stream_version),
+                    UNIQUE (tenant_id, event_id)
+                )
+                """
+            )
+            await conn.execute(
+                f'CREATE INDEX IF NOT EXISTS "{self._prefix}events_tenant_position_idx" '
+                f"ON {self._events} (tenant_id, position)"
+            )
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        """Append ``events`` to the tenant's ``stream`` in one transaction; returns them stored.
+
+        Raises :class:`ConcurrencyConflictError` when ``expected_version`` is not the stream's
+        version, and ``ValueError`` for an invalid stream name, a batch repeating an id, or a
+        batch mixing stored and new ids. A batch whose ids are all stored in this stream
+        returns the stored events and writes nothing.
+        """
+        _STREAM.validate_python(stream)
+        if expected_version is not None and expected_version < 0:
+            raise InvalidArgumentError(
+                f"expected_version must be non-negative or None, got {expected_version}"
+            )
+        ids = [event.event_id for event in events]
+        if len(set(ids)) != len(ids):
+            repeated = sorted({str(i) for i in ids if ids.count(i) > 1})
+            raise InvalidArgumentError(
+                f"the batch repeats event ids {repeated}: each event of a batch needs its own id"
+            )
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                f"{self._events}\x1f{tenant_id}",
+            )
+            if ids:
+                stored = await conn.fetch(
+                    f"SELECT {_COLUMNS} FROM {self._events} "
+                    "WHERE tenant_id = $1 AND event_id = ANY($2::uuid[])",
+                    tenant_id,
+                    ids,
+                )
+                if stored:
+                    return _already_stored(stream, ids, [_event(row) for row in stored])
+            version: int = await conn.fetchval(
+                f"SELECT coalesce(max(stream_version), 0) FROM {self._events} "
+                "WHERE tenant_id = $1 AND stream = $2",
+                tenant_id,
+                stream,
+            )
+            if expected_version is not None and expected_version != version:
+                raise ConcurrencyConflictError(
+                    stream=stream, expected=expected_version, actual=version
+                )
+            if not events:
+                return []
+            rows = await conn.fetch(
+                f"""
+                INSERT INTO {self._events}
+                    (tenant_id, stream, stream_version, event_id, type, payload)
+                SELECT $1, $2, $3 + r.ordinal, r.event_id, r.type, r.payload::json
+                FROM unnest($4::uuid[], $5::text[], $6::text[]) WITH ORDINALITY
+                     AS r(event_id, type, payload, ordinal)
+                ORDER BY r.ordinal
+                RETURNING {_COLUMNS}
+                """,
+                tenant_id,
+                stream,
+                version,
+                ids,
+                [event.type for event in events],
+                [json.dumps(event.payload, allow_nan=False) for event in events],
+            )
+        return sorted((_event(row) for row in rows), key=lambda event: event.stream_version)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The tenant's events with position > ``after``, ascending, at most ``limit``."""
+        if limit is not None and limit < 0:
+            raise InvalidArgumentError(f"limit must be non-negative or None, got {limit}")
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._events} WHERE tenant_id = $1 AND position > $2 "
+            "ORDER BY position LIMIT $3",
+            tenant_id,
+            after,
+            limit,
+        )
+        return [_event(row) for row in rows]
+
+    async def read_stream(
+        self, tenant_id: TenantId, stream: str, *, after_version: int = 0
+    ) -> list[StoredEvent]:
+        """The stream's events with version > ``after_version``, ascending."""
+        rows = await self._pool.fetch(
+            f"SELECT {_COLUMNS} FROM {self._events} "
+            "WHERE tenant_id = $1 AND stream = $2 AND stream_version > $3 "
+            "ORDER BY stream_version",
+            tenant_id,
+            stream,
+            after_version,
+        )
+        return [_event(row) for row in rows]
+
+    async def stream_version(self, tenant_id: TenantId, stream: str) -> int:
+        """How many events the tenant's stream holds (0 for a new stream)."""
+        version: int = await self._pool.fetchval(
+            f"SELECT coalesce(max(stream_version), 0) FROM {self._events} "
+            "WHERE tenant_id = $1 AND stream = $2",
+            tenant_id,
+            stream,
+        )
+        return version
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Erase every event of the tenant; returns how many."""
+        status = await self._pool.execute(
+            f"DELETE FROM {self._events} WHERE tenant_id = $1", tenant_id
+        )
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def close(self) -> None:
+        """Close the pool if this log created it (``connect``); safe to call twice."""
+        if self._owns_pool and not self._closed:
+            self._closed = True
+            await self._pool.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _already_stored(
+    stream: str, ids: list[EventId], stored: list[StoredEvent]
+) -> list[StoredEvent]:
+    """The stored events of a replayed batch, in the batch's order; a partial replay raises."""
+    by_id = {event.event_id: event for event in stored}
+    elsewhere = sorted(str(event.event_id) for event in stored if event.stream != stream)
+    if elsewhere:
+        raise InvalidArgumentError(
+            f"events {elsewhere} are already stored in another stream of this tenant, not "
+            f"{stream!r}: an event id belongs to one stream"
+        )
+    if len(by_id) != len(ids):
+        new = sorted(str(event_id) for event_id in ids if event_id not in by_id)
+        raise InvalidArgumentError(
+            f"the batch mixes stored events with new ones {new}: append the new events "
+            "as their own batch"
+        )
+    return [by_id[event_id] for event_id in ids]
