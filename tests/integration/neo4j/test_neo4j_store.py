@@ -22,6 +22,8 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.models import Alias, Entity, Relationship
 from redstring.graph.adapters.neo4j import DEFAULT_DATABASE, Neo4jGraphStore
 from redstring.ports.errors import MissingEntityError
+from redstring.ports.graph_store import GraphStore
+from redstring.testing import GraphStoreCompliance
 from tests.backends import backend_unavailable
 
 URI_VARIABLE = "REDSTRING_TEST_NEO4J_URI"
@@ -115,6 +117,22 @@ def _operators(plan: dict[str, Any]) -> list[str]:
     for child in plan.get("children", []):
         found += _operators(child)
     return found
+
+
+class TestNeo4jStore(GraphStoreCompliance):
+    """The compliance suite unchanged: one store per example over this test's driver."""
+
+    @pytest.fixture(autouse=True)
+    def _driver(self, neo4j_driver: AsyncDriver) -> None:
+        self._shared_driver = neo4j_driver
+
+    async def new_store(self) -> GraphStore:
+        await _wipe(self._shared_driver)
+        return Neo4jGraphStore(self._shared_driver)
+
+    async def dispose(self, store: GraphStore) -> None:
+        assert isinstance(store, Neo4jGraphStore)
+        await store.close()
 
 
 class TestNeo4jStoreSpecifics:
