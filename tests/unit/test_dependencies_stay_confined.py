@@ -31,6 +31,11 @@ TABLE: tuple[Confinement, ...] = (
         directories=("vector/adapters", "chunks/adapters", "eventlog/adapters", "graph/adapters"),
     ),
     Confinement(packages=("neo4j",), directories=("graph/adapters",)),
+    Confinement(
+        packages=("langchain", "openai"), directories=("llm/adapters", "embeddings/adapters")
+    ),
+    Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
+    Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
 )
 
 
