@@ -22,4 +22,12 @@ property test draws (default 50); it is the one environment variable the library
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from redstring.testing.cache import CacheCompliance
+from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from redstring.testing.event_log import EventLogCompliance
+
+__all__ = [
+    "CacheCompliance",
+    "EmbeddingProviderCompliance",
+    "EventLogCompliance",
+]

@@ -1,0 +1,167 @@
+"""InMemoryEventLog: the event log in dictionaries, for tests and single-process use.
+
+It passes ``redstring.testing.event_log.EventLogCompliance`` unchanged. Beyond the port:
+
+* Events are copied on the way in and on the way out, so neither the caller's objects nor
+  the returned ones alias stored state.
+* An event id is unique within a tenant: appending an id the tenant already holds in
+  *another* stream raises ``ValueError`` rather than storing it twice, and so does a batch
+  naming one new id twice. An empty batch writes nothing and returns ``[]``.
+* Positions come from one counter per log that never goes back, erasure included.
+* ``close`` releases nothing (the dictionaries belong to the interpreter) and the log keeps
+  its events after it, so ``async with`` around a block does not end the log's life.
+"""
+
+from __future__ import annotations
+
+import copy
+from bisect import bisect_right
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Self
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.events import NewEvent, StoredEvent
+from redstring.domain.ids import EventId, TenantId
+from redstring.ports.errors import ConcurrencyConflictError
+
+
+class InMemoryEventLog:
+    """Append, read and erase a tenant's events held in process memory."""
+
+    def __init__(self) -> None:
+        self._log: dict[TenantId, list[StoredEvent]] = {}
+        self._streams: dict[tuple[TenantId, str], list[StoredEvent]] = {}
+        self._by_id: dict[tuple[TenantId, EventId], StoredEvent] = {}
+        self._last_position = 0
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        """Append ``events`` to the tenant's ``stream`` whole, or raise having written nothing.
+
+        A batch whose ids are all stored in this stream returns the stored events, whatever
+        ``expected_version`` says; a batch mixing stored and new ids raises ``ValueError``; a
+        stale ``expected_version`` raises :class:`ConcurrencyConflictError`.
+        """
+        already = [self._by_id.get((tenant_id, item.event_id)) for item in events]
+        known = [stored for stored in already if stored is not None]
+        if known:
+            return self._replay(tenant_id, stream, events, known)
+        _refuse_duplicate_ids(events)
+        current = self._streams.get((tenant_id, stream), [])
+        if expected_version is not None and expected_version != len(current):
+            raise ConcurrencyConflictError(
+                stream=stream, expected=expected_version, actual=len(current)
+            )
+        # Every event is built, and so validated, before anything is written: atomic.
+        stored = [
+            StoredEvent(
+                event_id=item.event_id,
+                type=item.type,
+                payload=copy.deepcopy(item.payload),
+                stream=stream,
+                stream_version=len(current) + offset,
+                position=self._last_position + offset,
+            )
+            for offset, item in enumerate(events, start=1)
+        ]
+        if not stored:
+            return []
+        self._last_position = stored[-1].position
+        self._log.setdefault(tenant_id, []).extend(stored)
+        self._streams.setdefault((tenant_id, stream), []).extend(stored)
+        for item in stored:
+            self._by_id[(tenant_id, item.event_id)] = item
+        return _copies(stored)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The tenant's events with position > ``after``, ascending, at most ``limit``.
+
+        Raises :class:`InvalidArgumentError` for a negative ``limit``.
+        """
+        if limit is not None and limit < 0:
+            raise InvalidArgumentError(
+                f"limit={limit!r} is negative: pass 0 or more, or None for no limit"
+            )
+        log = self._log.get(tenant_id, [])
+        start = bisect_right(log, after, key=lambda item: item.position)
+        end = None if limit is None else start + limit
+        return _copies(log[start:end])
+
+    async def read_stream(
+        self, tenant_id: TenantId, stream: str, *, after_version: int = 0
+    ) -> list[StoredEvent]:
+        """The stream's events with version > ``after_version``, ascending."""
+        events = self._streams.get((tenant_id, stream), [])
+        return _copies(events[max(after_version, 0) :])
+
+    async def stream_version(self, tenant_id: TenantId, stream: str) -> int:
+        """How many events the tenant's stream holds (0 for a new stream)."""
+        return len(self._streams.get((tenant_id, stream), []))
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Erase every event of the tenant and return how many there were."""
+        erased = self._log.pop(tenant_id, [])
+        for key in [key for key in self._streams if key[0] == tenant_id]:
+            del self._streams[key]
+        for item in erased:
+            del self._by_id[(tenant_id, item.event_id)]
+        return len(erased)
+
+    async def close(self) -> None:
+        """Nothing to release; the log keeps its events."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def _replay(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        known: list[StoredEvent],
+    ) -> list[StoredEvent]:
+        if len(known) != len(events):
+            fresh = len(events) - len(known)
+            raise InvalidArgumentError(
+                f"the batch for stream {stream!r} mixes {len(known)} stored and {fresh} new "
+                "event ids: retry the stored events alone, or append the new ones alone"
+            )
+        elsewhere = sorted({item.stream for item in known if item.stream != stream})
+        if elsewhere:
+            raise InvalidArgumentError(
+                f"tenant {tenant_id!r} already holds these event ids in stream(s) "
+                f"{', '.join(map(repr, elsewhere))}, not {stream!r}: an event id belongs to "
+                "one stream"
+            )
+        return _copies(known)
+
+
+def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
+    seen: set[EventId] = set()
+    for item in events:
+        if item.event_id in seen:
+            raise InvalidArgumentError(
+                f"event id {item.event_id} appears twice in one batch: every event needs its own id"
+            )
+        seen.add(item.event_id)
+
+
+def _copies(events: Sequence[StoredEvent]) -> list[StoredEvent]:
+    return [item.model_copy(deep=True) for item in events]

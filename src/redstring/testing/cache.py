@@ -1,0 +1,321 @@
+"""The Cache compliance suite: the executable definition of ``redstring.ports.cache``.
+
+**Every Cache adapter must pass this suite unchanged.** An in-memory reference that is more
+forgiving than the real backend lets a caller pass its tests on behaviour production does not
+have, so the awkward cases (bytes, shared key space, inclusive windows, duplicate hits, TTLs
+that are not refreshed, sub-second TTLs) are stated in port terms and asserted identically
+for every adapter.
+
+Opt in with a **module-level** ``cache`` fixture and an empty subclass::
+
+    @pytest.fixture
+    def cache() -> MemoryCache:
+        return MemoryCache()
+
+    class TestMemoryCache(CacheCompliance):
+        ...
+
+The fixture must return a fresh, open instance per test (one case closes its cache). It may
+be async, and it may share one backend between tests: every case names its keys with a fresh
+random suffix, so no flush is needed between tests or between hypothesis examples.
+
+Time: window positions (``at``, ``since``) are arguments anchored on :data:`NOW`, never slept
+for. Expiry is the backend's own clock, which a caller cannot supply, so the cases in the
+"expiry" section really sleep, at most 0.15 s each. Adapter-specific tests should anchor on
+the same :data:`NOW` rather than inventing another instant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from redstring.ports.cache import Cache
+from redstring.testing.harness import SuiteGuard
+from redstring.testing.settings import compliance_settings
+
+NOW = 1_700_000_000.0
+"""The epoch instant every window case is anchored on: "ten minutes ago" is ``NOW - 600``."""
+
+HOUR = 3600.0
+"""A TTL long enough that no window case ever meets expiry."""
+
+_SHORT_TTL = 0.05
+_PAST_SHORT_TTL = 0.15
+
+
+def unique_key(name: str) -> str:
+    """``name`` plus a random suffix, so cases sharing one backend never share a key."""
+    return f"redstring-compliance:{name}:{uuid.uuid4().hex}"
+
+
+class CacheCompliance(SuiteGuard):
+    """Cases every Cache adapter passes; supply a module-level ``cache`` fixture.
+
+    A failure names the port rule in the case's docstring; check that rule in
+    ``redstring.ports.cache`` before suspecting the case.
+    """
+
+    # --- key/value --------------------------------------------------------------------
+
+    async def test_the_cache_is_a_cache(self, cache: Cache) -> None:
+        """The adapter has every member of the port (a smoke check before any behaviour)."""
+        assert isinstance(cache, Cache)
+
+    async def test_a_value_comes_back_as_str_not_bytes(self, cache: Cache) -> None:
+        """``get`` returns ``str``: a Redis client left at its defaults returns bytes."""
+        key = unique_key("greeting")
+        await cache.set(key, "grüße, 東京")
+        value = await cache.get(key)
+        assert type(value) is str
+        assert value == "grüße, 東京"
+
+    async def test_a_missing_key_is_none(self, cache: Cache) -> None:
+        """A key never written reads as ``None``, not an error and not an empty string."""
+        assert await cache.get(unique_key("never-written")) is None
+
+    async def test_set_overwrites_the_previous_value(self, cache: Cache) -> None:
+        """The last ``set`` wins."""
+        key = unique_key("state")
+        await cache.set(key, "closed")
+        await cache.set(key, "open")
+        assert await cache.get(key) == "open"
+
+    async def test_an_empty_string_is_a_value_not_a_missing_key(self, cache: Cache) -> None:
+        """``""`` is stored and read back as ``""``; only an absent key is ``None``."""
+        key = unique_key("empty")
+        await cache.set(key, "")
+        assert await cache.get(key) == ""
+
+    async def test_delete_removes_a_value_and_tolerates_an_absent_key(self, cache: Cache) -> None:
+        """After ``delete`` the key reads ``None``; deleting it again does not raise."""
+        key = unique_key("doomed")
+        await cache.set(key, "value")
+        await cache.delete(key)
+        assert await cache.get(key) is None
+        await cache.delete(key)
+        assert await cache.get(key) is None
+
+    # --- counters ---------------------------------------------------------------------
+
+    async def test_the_first_increment_returns_one(self, cache: Cache) -> None:
+        """A missing counter is zero, so the first increment returns 1 (not 0, not None)."""
+        assert await cache.increment(unique_key("failures")) == 1
+
+    async def test_increments_count_up_by_one(self, cache: Cache) -> None:
+        """Each increment returns the new count."""
+        key = unique_key("failures")
+        assert [await cache.increment(key) for _ in range(3)] == [1, 2, 3]
+
+    async def test_a_counter_reads_back_as_its_decimal_string(self, cache: Cache) -> None:
+        """``get`` and ``increment`` share one key space: two increments read back as "2"."""
+        key = unique_key("failures")
+        await cache.increment(key)
+        await cache.increment(key)
+        assert await cache.get(key) == "2"
+
+    async def test_increment_continues_from_a_decimal_string_set_as_a_value(
+        self, cache: Cache
+    ) -> None:
+        """``set(key, "4")`` then ``increment`` returns 5: how a breaker resets to a known count.
+
+        An adapter storing counters in a private encoding fails here rather than in a caller.
+        """
+        key = unique_key("failures")
+        await cache.set(key, "4")
+        assert await cache.increment(key) == 5
+        assert await cache.get(key) == "5"
+
+    async def test_a_deleted_counter_starts_again_at_one(self, cache: Cache) -> None:
+        """``delete`` removes the counter, so the next increment creates it afresh."""
+        key = unique_key("failures")
+        await cache.increment(key)
+        await cache.increment(key)
+        await cache.delete(key)
+        assert await cache.increment(key) == 1
+
+    async def test_incrementing_a_non_numeric_value_raises_value_error(self, cache: Cache) -> None:
+        """A key holding text is not silently reset to 1, and the text is left in place."""
+        key = unique_key("state")
+        await cache.set(key, "open")
+        with pytest.raises(ValueError, match=r"."):
+            await cache.increment(key)
+        assert await cache.get(key) == "open"
+
+    # --- hit windows --------------------------------------------------------------------
+
+    async def test_a_window_with_no_hits_is_empty(self, cache: Cache) -> None:
+        """A key never hit counts zero and has no oldest hit."""
+        key = unique_key("calls")
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+        assert await cache.oldest_hit(key, since=NOW - HOUR) is None
+
+    async def test_a_hit_exactly_at_since_is_counted(self, cache: Cache) -> None:
+        """The window is inclusive at its lower bound (a naive ``>`` is not)."""
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW - 60, ttl_seconds=HOUR)
+        assert await cache.count_hits(key, since=NOW - 60) == 1
+        assert await cache.oldest_hit(key, since=NOW - 60) == NOW - 60
+
+    async def test_hits_before_the_window_are_not_counted(self, cache: Cache) -> None:
+        """A hit ten minutes ago is outside a one-minute window; the one now is inside."""
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW - 600, ttl_seconds=HOUR)
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        assert await cache.count_hits(key, since=NOW - 60) == 1
+        assert await cache.count_hits(key, since=NOW - 601) == 2
+
+    async def test_two_hits_at_the_same_instant_count_as_two(self, cache: Cache) -> None:
+        """Duplicates are kept: a member keyed on the timestamp would make the second an update."""
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        assert await cache.count_hits(key, since=NOW) == 2
+
+    async def test_oldest_hit_is_the_earliest_within_the_window(self, cache: Cache) -> None:
+        """``oldest_hit`` ignores hits before ``since`` and whatever order hits were recorded in."""
+        key = unique_key("calls")
+        for at in (NOW - 30, NOW - 600, NOW - 45, NOW):
+            await cache.record_hit(key, at=at, ttl_seconds=HOUR)
+        assert await cache.oldest_hit(key, since=NOW - 60) == NOW - 45
+        assert await cache.oldest_hit(key, since=NOW - 700) == NOW - 600
+
+    async def test_oldest_hit_is_none_when_every_hit_precedes_since(self, cache: Cache) -> None:
+        """Hits exist, but none in the window: ``None``, not the older hit."""
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW - 600, ttl_seconds=HOUR)
+        assert await cache.oldest_hit(key, since=NOW - 60) is None
+        assert await cache.count_hits(key, since=NOW - 60) == 0
+
+    async def test_a_hit_window_and_a_value_share_a_key_without_colliding(
+        self, cache: Cache
+    ) -> None:
+        """One key may hold a value and a hit window; neither disturbs the other."""
+        key = unique_key("shared")
+        await cache.set(key, "half-open")
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        await cache.increment(unique_key("unrelated"))
+        assert await cache.get(key) == "half-open"
+        assert await cache.count_hits(key, since=NOW) == 1
+
+    async def test_a_counter_and_a_hit_window_share_a_key_without_colliding(
+        self, cache: Cache
+    ) -> None:
+        """Incrementing a key with a hit window counts from 1 and leaves the hits alone."""
+        key = unique_key("shared")
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        assert await cache.increment(key) == 1
+        assert await cache.count_hits(key, since=NOW) == 1
+
+    async def test_delete_clears_the_value_and_the_hit_window(self, cache: Cache) -> None:
+        """``delete(key)`` removes both halves of a shared key."""
+        key = unique_key("shared")
+        await cache.set(key, "open")
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        await cache.delete(key)
+        assert await cache.get(key) is None
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+        assert await cache.oldest_hit(key, since=NOW - HOUR) is None
+
+    @given(
+        offsets=st.lists(st.integers(min_value=-20, max_value=20), max_size=12),
+        since_offset=st.integers(min_value=-21, max_value=21),
+    )
+    @compliance_settings()
+    async def test_windows_count_and_find_exactly_the_hits_at_or_after_since(
+        self, cache: Cache, offsets: list[int], since_offset: int
+    ) -> None:
+        """Against an oracle: count and oldest over hits 30 s apart, duplicates and all.
+
+        Each example uses its own key, because the fixture is shared by every example.
+        """
+        key = unique_key("calls")
+        hits = [NOW + 30.0 * offset for offset in offsets]
+        for at in hits:
+            await cache.record_hit(key, at=at, ttl_seconds=HOUR)
+        since = NOW + 30.0 * since_offset
+        inside = [at for at in hits if at >= since]
+        assert await cache.count_hits(key, since=since) == len(inside)
+        assert await cache.oldest_hit(key, since=since) == min(inside, default=None)
+
+    # --- expiry (the only cases that sleep: TTLs run on the backend's clock) -------------
+
+    async def test_a_sub_second_ttl_really_expires(self, cache: Cache) -> None:
+        """``ttl_seconds=0.05`` expires; whole-second truncation would make it never expire."""
+        key = unique_key("brief")
+        await cache.set(key, "value", ttl_seconds=_SHORT_TTL)
+        assert await cache.get(key) == "value"
+        await asyncio.sleep(_PAST_SHORT_TTL)
+        assert await cache.get(key) is None
+
+    async def test_a_counter_created_with_a_ttl_expires(self, cache: Cache) -> None:
+        """A counter's TTL applies from its creation; once expired it counts from 1 again."""
+        key = unique_key("failures")
+        assert await cache.increment(key, ttl_seconds=_SHORT_TTL) == 1
+        await asyncio.sleep(_PAST_SHORT_TTL)
+        assert await cache.get(key) is None
+        assert await cache.increment(key) == 1
+
+    async def test_a_counters_ttl_is_not_refreshed_by_later_increments(self, cache: Cache) -> None:
+        """The TTL is set when the counter is created and never extended.
+
+        EXPIRE on every increment gives a failure count that only ever grows, so a breaker
+        opens on failures minutes apart. Created at 0 with 0.12 s, incremented at 0.09 s
+        (a refresh would move expiry to 0.21 s), checked at 0.15 s.
+        """
+        key = unique_key("failures")
+        assert await cache.increment(key, ttl_seconds=0.12) == 1
+        await asyncio.sleep(0.09)
+        assert await cache.increment(key, ttl_seconds=0.12) == 2
+        await asyncio.sleep(0.06)
+        assert await cache.get(key) is None
+
+    async def test_a_hit_series_expires_after_its_ttl(self, cache: Cache) -> None:
+        """A series whose last hit was recorded with a short TTL is gone after it."""
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW, ttl_seconds=_SHORT_TTL)
+        assert await cache.count_hits(key, since=NOW) == 1
+        await asyncio.sleep(_PAST_SHORT_TTL)
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+        assert await cache.oldest_hit(key, since=NOW - HOUR) is None
+
+    # --- arguments and lifecycle ----------------------------------------------------------
+
+    async def test_a_non_positive_ttl_raises_value_error(self, cache: Cache) -> None:
+        """Zero and negative TTLs are refused by every method taking one, and write nothing."""
+        key = unique_key("refused")
+        for ttl in (0.0, -1.0):
+            with pytest.raises(ValueError, match=r"."):
+                await cache.set(key, "value", ttl_seconds=ttl)
+            with pytest.raises(ValueError, match=r"."):
+                await cache.increment(key, ttl_seconds=ttl)
+            with pytest.raises(ValueError, match=r"."):
+                await cache.record_hit(key, at=NOW, ttl_seconds=ttl)
+        assert await cache.get(key) is None
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+
+    async def test_close_is_safe_to_call_twice(self, cache: Cache) -> None:
+        """A second ``close`` is a no-op, not an error."""
+        await cache.close()
+        await cache.close()
+
+    async def test_the_block_form_binds_the_cache_and_never_suppresses(self, cache: Cache) -> None:
+        """``async with cache as bound`` binds the cache itself and lets exceptions through."""
+        bound: list[Cache] = []
+
+        async def fail_inside_the_block() -> None:
+            async with cache as entered:
+                bound.append(entered)
+                raise RuntimeError("body failed")
+
+        with pytest.raises(RuntimeError, match="body failed"):
+            await fail_inside_the_block()
+        assert len(bound) == 1
+        assert bound[0] is cache
+
+
+CacheCompliance.SUITE = CacheCompliance

@@ -1,0 +1,129 @@
+"""EmbeddingProviderCompliance fails on each defect an embedding adapter is known to ship with.
+
+Each mutant is FakeEmbeddingProvider with one planted defect. The suite must fail the named
+case on it, on the side the defect is planted in, and pass everything on the intact
+provider, or the failure would say nothing about the defect.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import pytest
+
+from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
+from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from tests.suite_failures import failing_cases
+
+
+class ReversingProvider(FakeEmbeddingProvider):
+    """A batch answered back to front, as a server returning results out of order would."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return list(reversed(await super().embed(texts)))
+
+
+class SortingDedupProvider(FakeEmbeddingProvider):
+    """De-duplication through a sorted set, answered in the set's order, not the input's."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        distinct = sorted(set(texts))
+        vectors = await super().embed(distinct)
+        return vectors + vectors[: len(texts) - len(distinct)]
+
+
+class AppendingDedupProvider(FakeEmbeddingProvider):
+    """Each distinct text embedded once, in first-seen order, repeats tacked on at the end.
+
+    Correct for distinct texts, so only a batch holding a repeated text can catch it.
+    """
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        distinct = list(dict.fromkeys(texts))
+        vectors = dict(zip(distinct, await super().embed(distinct), strict=True))
+        repeats = [text for index, text in enumerate(texts) if text in texts[:index]]
+        return [vectors[text] for text in distinct + repeats]
+
+
+class WrongDimensionProvider(FakeEmbeddingProvider):
+    """Declares 768 and returns 767: the off-by-one a truncated response would produce."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [vector[:-1] for vector in await super().embed(texts)]
+
+
+class QuerySideReversingProvider(FakeEmbeddingProvider):
+    """Only the query side reorders, so only the suite's ``embed_query`` run can notice."""
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return list(reversed(await super().embed(texts)))
+
+
+class BlankAcceptingProvider(FakeEmbeddingProvider):
+    """Blank texts embedded like any other instead of refused."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._vector(text) for text in texts]
+
+
+MUTANTS: dict[type[FakeEmbeddingProvider], str] = {
+    ReversingProvider: "test_order_is_preserved[embed]",
+    SortingDedupProvider: "test_order_is_preserved[embed]",
+    AppendingDedupProvider: "test_a_repeated_text_keeps_every_position[embed]",
+    WrongDimensionProvider: (
+        "test_every_vector_has_dimension_finite_components_and_a_direction[embed]"
+    ),
+    QuerySideReversingProvider: "test_order_is_preserved[embed_query]",
+    BlankAcceptingProvider: "test_a_blank_text_raises_empty_text_error[embed]",
+}
+
+
+class _Run(EmbeddingProviderCompliance):
+    """The suite, instantiated outside pytest's collection."""
+
+
+@functools.cache
+def _failures(adapter: type[FakeEmbeddingProvider]) -> dict[str, BaseException]:
+    return failing_cases(
+        _Run(),
+        {
+            "provider": {"": adapter},
+            "embed": {
+                "embed": lambda: adapter().embed,
+                "embed_query": lambda: adapter().embed_query,
+            },
+        },
+    )
+
+
+def test_the_intact_provider_passes_every_case() -> None:
+    """The control: without it, a mutant's failures could be the runner's."""
+    assert _failures(FakeEmbeddingProvider) == {}
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda cls: cls.__name__)
+def test_the_suite_catches_the_mutant(mutant: type[FakeEmbeddingProvider]) -> None:
+    """The case written for the defect fails on it."""
+    failures = _failures(mutant)
+    assert MUTANTS[mutant] in failures, f"{mutant.__name__} survived; failures: {sorted(failures)}"
+
+
+def test_a_query_side_defect_fails_only_the_query_side() -> None:
+    """Both sides really run: a defect in ``embed_query`` leaves every ``[embed]`` case green."""
+    failures = _failures(QuerySideReversingProvider)
+    assert failures
+    assert all(label.endswith("[embed_query]") for label in failures)
+
+
+def test_a_dedup_correct_on_distinct_texts_passes_the_distinct_text_cases() -> None:
+    """Why the repeated-text case exists: the order case alone cannot see this defect."""
+    failures = _failures(AppendingDedupProvider)
+    assert "test_order_is_preserved[embed]" not in failures
+
+
+def test_the_placeholder_fixture_refuses_to_stand_in_for_an_adapter() -> None:
+    """A subclass that forgot its ``provider`` fixture fails, naming what to define."""
+    placeholder = EmbeddingProviderCompliance.provider.__wrapped__  # type: ignore[attr-defined]
+    with pytest.raises(NotImplementedError, match="define `provider` as a fixture on the subclass"):
+        placeholder(_Run())

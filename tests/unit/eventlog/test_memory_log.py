@@ -1,0 +1,81 @@
+"""InMemoryEventLog runs the EventLog compliance suite unchanged, plus what only it promises."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.ports.event_log import EventLog
+from redstring.testing.event_log import (
+    OTHER_STREAM,
+    OTHER_TENANT,
+    STREAM,
+    TENANT,
+    EventLogCompliance,
+    event,
+    events,
+)
+
+
+class TestInMemoryEventLog(EventLogCompliance):
+    async def new_store(self) -> EventLog:
+        return InMemoryEventLog()
+
+
+class TestInMemoryEventLogSpecifics:
+    async def test_two_logs_share_nothing(self) -> None:
+        """Each instance is its own log; nothing is module-level state."""
+        first, second = InMemoryEventLog(), InMemoryEventLog()
+        await first.append(TENANT, STREAM, events(2))
+        assert await second.read(TENANT) == []
+        assert await second.stream_version(TENANT, STREAM) == 0
+
+    async def test_an_event_id_stored_in_another_stream_is_refused(self) -> None:
+        """An id belongs to one stream of a tenant; the message names where it already is."""
+        log = InMemoryEventLog()
+        batch = events(1)
+        await log.append(TENANT, STREAM, batch)
+        with pytest.raises(ValueError, match=r"already holds these event ids in stream\(s\) "):
+            await log.append(TENANT, OTHER_STREAM, batch)
+        assert await log.stream_version(TENANT, OTHER_STREAM) == 0
+
+    async def test_one_new_id_twice_in_a_batch_is_refused(self) -> None:
+        """A batch naming the same new id twice would store one event twice."""
+        log = InMemoryEventLog()
+        duplicate = event()
+        with pytest.raises(ValueError, match="appears twice in one batch"):
+            await log.append(TENANT, STREAM, [duplicate, duplicate])
+        assert await log.read(TENANT) == []
+
+    async def test_the_mixed_batch_error_says_how_many_of_each(self) -> None:
+        """The message counts stored and new ids and says what to do instead."""
+        log = InMemoryEventLog()
+        stored = events(2)
+        await log.append(TENANT, STREAM, stored)
+        with pytest.raises(ValueError, match="mixes 2 stored and 1 new event ids: retry"):
+            await log.append(TENANT, STREAM, [*stored, event()])
+
+    async def test_an_empty_batch_writes_nothing_and_returns_nothing(self) -> None:
+        """Nothing to append is not an error and does not move the stream."""
+        log = InMemoryEventLog()
+        assert await log.append(TENANT, STREAM, []) == []
+        assert await log.stream_version(TENANT, STREAM) == 0
+
+    async def test_an_invalid_stream_name_is_refused_before_anything_is_written(self) -> None:
+        """The stream name is validated with the events, so a bad one leaves no trace."""
+        log = InMemoryEventLog()
+        with pytest.raises(ValueError, match="invalid stream name"):
+            await log.append(TENANT, " leading-space", events(1))
+        assert await log.read(TENANT) == []
+
+    async def test_a_negative_limit_is_refused(self) -> None:
+        """A negative page size names itself rather than slicing from the end."""
+        log = InMemoryEventLog()
+        with pytest.raises(ValueError, match=r"limit=-1 is negative"):
+            await log.read(TENANT, limit=-1)
+
+    async def test_the_log_outlives_its_block(self) -> None:
+        """``close`` releases nothing, so the events are still there after ``async with``."""
+        async with InMemoryEventLog() as log:
+            stored = await log.append(OTHER_TENANT, STREAM, events(1))
+        assert await log.read(OTHER_TENANT) == stored

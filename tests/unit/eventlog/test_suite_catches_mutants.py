@@ -1,0 +1,185 @@
+"""EventLogCompliance fails on each defect an EventLog adapter is known to ship with.
+
+Each mutant is InMemoryEventLog with one planted defect. The suite must fail the named case on
+it, and pass everything on the intact adapter, or the failure would say nothing about the
+defect.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import pytest
+
+from redstring.domain.events import NewEvent, StoredEvent
+from redstring.domain.ids import TenantId
+from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.ports.event_log import EventLog
+from redstring.testing.event_log import EventLogCompliance
+from tests.suite_failures import failing_cases
+
+_EVERYONE = TenantId("everyone")
+
+
+class UncheckedVersionLog(InMemoryEventLog):
+    """Optimistic concurrency forgotten: ``expected_version`` is accepted and ignored."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        return await super().append(tenant_id, stream, events)
+
+
+class DuplicatingLog(InMemoryEventLog):
+    """No lookup by event id, so a retried append stores its events a second time."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        self._by_id.clear()  # the planted defect: forget every id before looking one up
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class TenantBlindLog(InMemoryEventLog):
+    """Keys compared on the stream and id alone: every tenant shares one log."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        return await super().append(_EVERYONE, stream, events, expected_version=expected_version)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        return await super().read(_EVERYONE, after=after, limit=limit)
+
+    async def read_stream(
+        self, tenant_id: TenantId, stream: str, *, after_version: int = 0
+    ) -> list[StoredEvent]:
+        return await super().read_stream(_EVERYONE, stream, after_version=after_version)
+
+    async def stream_version(self, tenant_id: TenantId, stream: str) -> int:
+        return await super().stream_version(_EVERYONE, stream)
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        return await super().delete_by_tenant(_EVERYONE)
+
+
+class LiveObjectsLog(InMemoryEventLog):
+    """Reads hand out the same objects every time, so one caller's edit is everyone's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._handed_out: dict[int, StoredEvent] = {}
+
+    def _shared(self, events: list[StoredEvent]) -> list[StoredEvent]:
+        return [self._handed_out.setdefault(item.position, item) for item in events]
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        stored = await super().append(tenant_id, stream, events, expected_version=expected_version)
+        return self._shared(stored)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        return self._shared(await super().read(tenant_id, after=after, limit=limit))
+
+    async def read_stream(
+        self, tenant_id: TenantId, stream: str, *, after_version: int = 0
+    ) -> list[StoredEvent]:
+        return self._shared(
+            await super().read_stream(tenant_id, stream, after_version=after_version)
+        )
+
+
+class PieceByPieceLog(InMemoryEventLog):
+    """A batch written one event at a time: a bad element leaves the ones before it behind."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        if len(events) <= 1:
+            return await super().append(
+                tenant_id, stream, events, expected_version=expected_version
+            )
+        stored: list[StoredEvent] = []
+        for item in events:
+            stored += await self.append(tenant_id, stream, [item])
+        return stored
+
+
+MUTANTS: dict[type[InMemoryEventLog], str] = {
+    UncheckedVersionLog: "test_a_stale_expected_version_raises_and_writes_nothing",
+    DuplicatingLog: "test_re_appending_a_batch_returns_the_stored_events_and_writes_nothing",
+    TenantBlindLog: "test_read_never_crosses_tenants",
+    LiveObjectsLog: "test_read_returns_copies",
+    PieceByPieceLog: "test_a_batch_mixing_stored_and_new_ids_raises_and_writes_nothing",
+}
+
+
+@functools.cache
+def _failures(adapter: type[InMemoryEventLog]) -> dict[str, BaseException]:
+    class Run(EventLogCompliance):
+        async def new_store(self) -> EventLog:
+            return adapter()
+
+    return failing_cases(Run(), {"store": {"": adapter}})
+
+
+def test_the_intact_adapter_passes_every_case() -> None:
+    """The control: without it, a mutant's failures could be the runner's."""
+    assert _failures(InMemoryEventLog) == {}
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda cls: cls.__name__)
+def test_the_suite_catches_the_mutant(mutant: type[InMemoryEventLog]) -> None:
+    """The case written for the defect fails on it."""
+    failures = _failures(mutant)
+    assert MUTANTS[mutant] in failures, f"{mutant.__name__} survived; failures: {sorted(failures)}"
+
+
+@pytest.mark.parametrize("read", ["append", "read", "read_stream"])
+@pytest.mark.parametrize(
+    ("mutant", "suffix"),
+    [(TenantBlindLog, "never_crosses_tenants"), (LiveObjectsLog, "returns_copies")],
+    ids=["tenant-blind", "live-objects"],
+)
+def test_each_isolation_case_catches_its_leak(
+    mutant: type[InMemoryEventLog], suffix: str, read: str
+) -> None:
+    """Every per-method tenant and copy case fails on the leak it names."""
+    assert f"test_{read}_{suffix}" in _failures(mutant)
+
+
+def test_the_generated_history_catches_an_unchecked_version() -> None:
+    """The model-based property is evidence in its own right, not only the examples."""
+    failures = _failures(UncheckedVersionLog)
+    assert "test_a_history_of_appends_matches_a_model_of_the_log" in failures
