@@ -16,6 +16,13 @@ symmetric), and EmptyTextError for a blank text or one the tokenizer reduces to 
 Loading happens in the constructor (about a second for the bundled model, several for a
 model2vec directory), never on the first ``embed``. Encoding runs on the calling thread in
 batches of ``batch_size``, yielding to the event loop between batches.
+
+No sentence-transformers provider ships: it needs torch, a large install this project does
+not require. A caller who has it can pass any synchronous encoder to the constructor, e.g.
+``LocalStaticEmbeddingProvider(lambda texts: st.encode(texts).tolist(),
+model="sentence-transformers/all-MiniLM-L6-v2", dimension=384)`` with ``st`` loaded from a
+local directory; a shipped adapter for it would be its own module here, with its own row in
+the dependency-confinement table.
 """
 
 from __future__ import annotations
@@ -41,7 +48,12 @@ _MODEL2VEC_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
 
 class LocalStaticEmbeddingProvider:
-    """Embeds with a static (token-lookup) model in this process."""
+    """Embeds with a static (token-lookup) model in this process.
+
+    ``encoder`` takes a list of distinct, non-blank texts and returns one vector per text,
+    in order; the provider checks every vector (``dimension`` finite components with a
+    direction) before handing it out.
+    """
 
     def __init__(
         self, encoder: Encoder, *, model: str, dimension: int, batch_size: int = 256
