@@ -7,8 +7,12 @@ openai errors raised here are the SDK's real classes, constructed without a netw
 
 from __future__ import annotations
 
+import http.server
+import json
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -402,3 +406,119 @@ class TestConstruction:
             [sys.executable, "-c", probe], capture_output=True, text=True, check=True
         )
         assert result.stdout.strip() == "[]"
+
+
+class ScriptedServer:
+    """An OpenAI-compatible endpoint on loopback: canned (status, body) replies, requests kept."""
+
+    def __init__(self, replies: list[tuple[int, dict[str, Any]]]) -> None:
+        self.replies = replies
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers["Content-Length"])
+                server.requests.append(json.loads(self.rfile.read(length)))
+                status, body = server.replies.pop(0)
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def completion(message: dict[str, Any], finish_reason: str = "stop") -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "qwen3-8b",
+        "choices": [{"index": 0, "finish_reason": finish_reason, "message": message}],
+    }
+
+
+@pytest.fixture
+def server_with() -> Iterator[Callable[..., ScriptedServer]]:
+    started: list[ScriptedServer] = []
+
+    def start(*replies: tuple[int, dict[str, Any]]) -> ScriptedServer:
+        started.append(ScriptedServer(list(replies)))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.close()
+
+
+class TestOverAnOpenAICompatibleServer:
+    """The real ChatOpenAI and openai SDK against a loopback server: what the wire carries
+    and what the SDK raises are checked, not assumed."""
+
+    def provider(self, server: ScriptedServer) -> LangChainLlmProvider:
+        return LangChainLlmProvider.from_openai_compatible(
+            server.base_url, "qwen3-8b", provider="ollama", timeout=10.0
+        )
+
+    async def test_the_request_carries_the_schema_and_two_turns(
+        self, server_with: Callable[..., ScriptedServer]
+    ) -> None:
+        """response_format, the system turn and the text reach the server as sent."""
+        server = server_with((200, completion({"role": "assistant", "content": ADA})))
+        found = await self.provider(server).extract("Ada.", People, system_prompt="List people.")
+        assert found == People(people=["Ada Lovelace", "Charles Babbage"])
+        [request] = server.requests
+        assert request["model"] == "qwen3-8b"
+        assert request["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "People",
+                "schema": People.model_json_schema(),
+                "strict": False,
+            },
+        }
+        assert request["messages"] == [
+            {"role": "system", "content": "List people."},
+            {"role": "user", "content": "Ada."},
+        ]
+
+    async def test_a_length_stop_from_the_server_is_an_empty_completion(
+        self, server_with: Callable[..., ScriptedServer]
+    ) -> None:
+        """The SDK's parse path raises on finish_reason length; it arrives as ours."""
+        reply = completion({"role": "assistant", "content": '{"people": ["Ada'}, "length")
+        server = server_with((200, reply))
+        with pytest.raises(EmptyCompletionError):
+            await self.provider(server).extract("Ada.", People)
+
+    async def test_a_refusal_from_the_server_is_a_refused_completion(
+        self, server_with: Callable[..., ScriptedServer]
+    ) -> None:
+        """OpenAI's refusal field survives ChatOpenAI and is recognised."""
+        reply = completion({"role": "assistant", "content": None, "refusal": "I can't do that."})
+        server = server_with((200, reply))
+        with pytest.raises(RefusedCompletionError, match="can't do that"):
+            await self.provider(server).extract("Ada.", People)
+
+    @pytest.mark.parametrize("status", [429, 503])
+    async def test_a_throttled_or_failing_server_is_transient_and_not_retried(
+        self, server_with: Callable[..., ScriptedServer], status: int
+    ) -> None:
+        """429 and 5xx are TransientLlmError after exactly one request (max_retries=0)."""
+        server = server_with((status, {"error": {"message": "busy", "type": "server_error"}}))
+        with pytest.raises(TransientLlmError):
+            await self.provider(server).extract("Ada.", People)
+        assert len(server.requests) == 1
