@@ -39,6 +39,7 @@ NEEDS_BACKEND: frozenset[str] = frozenset(
         "PostgresChunkStore",
         "PostgresEventLog",
         "PostgresGraphStore",
+        "RedisCache",
     }
 )
 

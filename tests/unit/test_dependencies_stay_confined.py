@@ -31,6 +31,7 @@ TABLE: tuple[Confinement, ...] = (
         directories=("vector/adapters", "chunks/adapters", "eventlog/adapters", "graph/adapters"),
     ),
     Confinement(packages=("neo4j",), directories=("graph/adapters",)),
+    Confinement(packages=("redis",), directories=("llm/cache",)),
     Confinement(
         packages=("langchain", "openai"), directories=("llm/adapters", "embeddings/adapters")
     ),

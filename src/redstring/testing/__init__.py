@@ -22,12 +22,18 @@ property test draws (default 50); it is the one environment variable the library
 
 from __future__ import annotations
 
+# First, so that pytest rewrites the asserts of every suite imported below.
+from redstring.testing import _rewrite  # noqa: F401
 from redstring.testing.cache import CacheCompliance
+from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 from redstring.testing.event_log import EventLogCompliance
+from redstring.testing.vector_store import VectorStoreCompliance
 
 __all__ = [
     "CacheCompliance",
+    "ChunkStoreCompliance",
     "EmbeddingProviderCompliance",
     "EventLogCompliance",
+    "VectorStoreCompliance",
 ]

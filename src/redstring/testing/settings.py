@@ -38,10 +38,19 @@ def compliance_settings() -> settings:
     No deadline (a real backend's first query may be slow) and the function-scoped fixture
     health check suppressed, because each example builds its own store through
     ``new_store()`` rather than reusing the fixture.
+
+    ``differing_executors`` is suppressed too: one suite test runs from several subclasses in
+    one process (the in-memory and a real-backend adapter, the mutant tests), and the hazard
+    that check guards, state carried between executors or replayed from a database, cannot
+    arise when every example builds its own store and there is no database.
     """
     return settings(
         max_examples=max_examples(),
         deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.differing_executors,
+        ],
         database=None,
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 
 from hypothesis import strategies as st
+from pydantic import JsonValue
 
 from redstring.domain.ids import EntityId, RelationshipId, SourceId, TenantId
 from redstring.domain.vector import has_zero_norm
@@ -94,6 +95,30 @@ def words() -> st.SearchStrategy[str]:
 def chunk_texts() -> st.SearchStrategy[str]:
     """Short passages of vocabulary words with punctuation: never blank, never NUL."""
     return st.lists(words(), min_size=1, max_size=12).map(lambda ws: " ".join(ws) + ".")
+
+
+def _json_text() -> st.SearchStrategy[str]:
+    # No NUL: PostgreSQL text and jsonb cannot hold it.
+    return st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=8)
+
+
+def metadata() -> st.SearchStrategy[dict[str, JsonValue]]:
+    """JSON metadata objects (nested lists and objects, non-ASCII text) that survive jsonb.
+
+    No floats, so equality after a round trip never hinges on a decimal rendering, and
+    integers stay within 32 bits.
+    """
+    scalars: st.SearchStrategy[JsonValue] = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**31), 2**31 - 1), _json_text()
+    )
+    values = st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=3), st.dictionaries(_json_text(), children, max_size=3)
+        ),
+        max_leaves=6,
+    )
+    return st.dictionaries(_json_text(), values, max_size=4)
 
 
 def type_names() -> st.SearchStrategy[str]:

@@ -1,0 +1,535 @@
+"""ChunkStoreCompliance fails on adapters with planted defects, each named where it is caught.
+
+Every mutant is InMemoryChunkStore with one plausible mistake. Each row names the suite tests
+that must fail on it; they run in process against the mutant, and the same way against the
+unbroken adapter to prove the harness itself can report a pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import pytest
+
+from redstring.chunks.adapters.memory import InMemoryChunkStore, _Row
+from redstring.domain.chunk_ranking import LexicalCandidates
+from redstring.domain.chunks import StoredChunk
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.ports.chunk_store import ChunkStore
+from redstring.testing.chunk_store import ChunkStoreCompliance
+from tests.compliance_coverage import read_methods
+from tests.suite_in_process import run_suite_test
+
+# -- handing out or keeping live objects ------------------------------------------------------
+
+
+class GetReturnsTheStoredChunk(InMemoryChunkStore):
+    async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
+        row = self._rows.get((tenant_id, chunk_id))
+        return None if row is None else row.chunk
+
+
+class GetManyReturnsStoredChunks(InMemoryChunkStore):
+    async def get_many(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> dict[ChunkId, StoredChunk]:
+        return {
+            chunk_id: self._rows[(tenant_id, chunk_id)].chunk
+            for chunk_id in chunk_ids
+            if (tenant_id, chunk_id) in self._rows
+        }
+
+
+class GetBySourceReturnsStoredChunks(InMemoryChunkStore):
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        found = await super().get_by_source(tenant_id, source_id)
+        return [self._rows[(tenant_id, chunk.id)].chunk for chunk in found]
+
+
+class GetByEntityReturnsStoredChunks(InMemoryChunkStore):
+    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+        found = await super().get_by_entity(tenant_id, entity_id)
+        return [self._rows[(tenant_id, chunk.id)].chunk for chunk in found]
+
+
+class _RemembersAnswers(InMemoryChunkStore):
+    """Memoises read answers per tenant and hands every caller the same mutable object."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._answers: dict[tuple[object, ...], object] = {}
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        self._answers.clear()
+        await super().upsert_many(tenant_id, chunks)
+
+
+class ExistingIdsRemembersItsAnswer(_RemembersAnswers):
+    async def existing_ids(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> set[ChunkId]:
+        key = ("existing", tenant_id, frozenset(chunk_ids))
+        if key not in self._answers:
+            self._answers[key] = await super().existing_ids(tenant_id, chunk_ids)
+        return self._answers[key]  # type: ignore[return-value]
+
+
+class ListSourcesRemembersItsAnswer(_RemembersAnswers):
+    async def list_sources(self, tenant_id: TenantId) -> dict[SourceId, int]:
+        key = ("sources", tenant_id)
+        if key not in self._answers:
+            self._answers[key] = await super().list_sources(tenant_id)
+        return self._answers[key]  # type: ignore[return-value]
+
+
+class LexicalCandidatesRemembersItsAnswer(_RemembersAnswers):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        key = ("lexical", tenant_id, tuple(terms))
+        if key not in self._answers:
+            self._answers[key] = await super().lexical_candidates(tenant_id, terms)
+        return self._answers[key]  # type: ignore[return-value]
+
+
+class UpsertKeepsTheCallersChunks(InMemoryChunkStore):
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        await super().upsert_many(tenant_id, chunks)
+        for chunk in chunks:
+            row = self._rows[(tenant_id, chunk.id)]
+            self._rows[(tenant_id, chunk.id)] = _Row(chunk, row.frequencies, row.length)
+
+
+class ReplaceSourceKeepsTheCallersChunks(InMemoryChunkStore):
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        await super().replace_source(tenant_id, source_id, chunks)
+        for chunk in chunks:
+            row = self._rows[(tenant_id, chunk.id)]
+            self._rows[(tenant_id, chunk.id)] = _Row(chunk, row.frequencies, row.length)
+
+
+# -- tenancy ----------------------------------------------------------------------------------
+
+
+class KeyedOnTheChunkIdAlone(InMemoryChunkStore):
+    """A primary key on the id alone: a write under one tenant takes the row from another."""
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        for chunk in chunks:
+            for key in [key for key in self._rows if key[1] == chunk.id]:
+                del self._rows[key]
+        await super().upsert_many(tenant_id, chunks)
+
+
+class GetFindsAnyTenantsChunk(InMemoryChunkStore):
+    async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
+        for (_, held_id), row in self._rows.items():
+            if held_id == chunk_id:
+                return row.chunk.model_copy(deep=True)
+        return None
+
+
+class GetManyFindsAnyTenantsChunks(InMemoryChunkStore):
+    async def get_many(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> dict[ChunkId, StoredChunk]:
+        wanted = set(chunk_ids)
+        return {
+            held_id: row.chunk.model_copy(deep=True)
+            for (_, held_id), row in self._rows.items()
+            if held_id in wanted
+        }
+
+
+class ExistingIdsAcrossTenants(InMemoryChunkStore):
+    async def existing_ids(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> set[ChunkId]:
+        held = {held_id for _, held_id in self._rows}
+        return set(chunk_ids) & held
+
+
+class GetBySourceAcrossTenants(InMemoryChunkStore):
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        found = [
+            row.chunk.model_copy(deep=True)
+            for row in self._rows.values()
+            if row.chunk.source_id == source_id
+        ]
+        return sorted(found, key=lambda chunk: (chunk.chunk_index, chunk.id))
+
+
+class GetByEntityAcrossTenants(InMemoryChunkStore):
+    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+        found = [
+            row.chunk.model_copy(deep=True)
+            for row in self._rows.values()
+            if entity_id in row.chunk.entity_ids
+        ]
+        return sorted(found, key=lambda chunk: chunk.id)
+
+
+class ListSourcesAcrossTenants(InMemoryChunkStore):
+    async def list_sources(self, tenant_id: TenantId) -> dict[SourceId, int]:
+        return dict(Counter(row.chunk.source_id for row in self._rows.values()))
+
+
+class LexicalStatisticsAcrossTenants(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        everyone = InMemoryChunkStore()
+        everyone._rows = {(tenant_id, key[1]): row for key, row in self._rows.items()}
+        return await InMemoryChunkStore.lexical_candidates(everyone, tenant_id, terms)
+
+
+class DeleteBySourceInEveryTenant(InMemoryChunkStore):
+    async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        doomed = [key for key, row in self._rows.items() if row.chunk.source_id == source_id]
+        for key in doomed:
+            del self._rows[key]
+        return sum(1 for key in doomed if key[0] == tenant_id)
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+class FirstWriteWins(InMemoryChunkStore):
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        for chunk in chunks:
+            self._rows.setdefault((tenant_id, chunk.id), self._row(chunk))
+
+
+class DropsMetadata(InMemoryChunkStore):
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        await super().upsert_many(
+            tenant_id, [chunk.model_copy(update={"metadata": {}}) for chunk in chunks]
+        )
+
+
+class ReplaceSourceIsNotAtomic(InMemoryChunkStore):
+    """Clears the source, then checks and writes chunk by chunk."""
+
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        await self.delete_by_source(tenant_id, source_id)
+        for chunk in chunks:
+            await super().replace_source(
+                tenant_id, source_id, [*await self.get_by_source(tenant_id, source_id), chunk]
+            )
+
+
+class ReplaceSourceLeavesOldChunks(InMemoryChunkStore):
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        for chunk in chunks:
+            if chunk.source_id != source_id:
+                raise ValueError(f"{chunk.id} belongs to {chunk.source_id}")
+        await self.upsert_many(tenant_id, chunks)
+
+
+class ReplaceSourceIgnoresAnEmptyList(InMemoryChunkStore):
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        if chunks:
+            await super().replace_source(tenant_id, source_id, chunks)
+
+
+class ReplaceSourceAcceptsForeignChunks(InMemoryChunkStore):
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        await self.delete_by_source(tenant_id, source_id)
+        await self.upsert_many(tenant_id, chunks)
+
+
+class DeleteBySourceCountsTheTenant(InMemoryChunkStore):
+    async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        held = sum(1 for key in self._rows if key[0] == tenant_id)
+        await super().delete_by_source(tenant_id, source_id)
+        return held
+
+
+class DeleteByTenantCountsNothing(InMemoryChunkStore):
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        await super().delete_by_tenant(tenant_id)
+        return 0
+
+
+# -- reads ------------------------------------------------------------------------------------
+
+
+class GetBySourceInWriteOrder(InMemoryChunkStore):
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        return [
+            row.chunk.model_copy(deep=True)
+            for row in self._tenant_rows(tenant_id)
+            if row.chunk.source_id == source_id
+        ]
+
+
+class GetBySourceOrdersByIndexOnly(InMemoryChunkStore):
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        found = await GetBySourceInWriteOrder.get_by_source(self, tenant_id, source_id)
+        return sorted(found, key=lambda chunk: chunk.chunk_index)
+
+
+class GetByEntityInWriteOrder(InMemoryChunkStore):
+    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+        return [
+            row.chunk.model_copy(deep=True)
+            for row in self._tenant_rows(tenant_id)
+            if entity_id in row.chunk.entity_ids
+        ]
+
+
+class ListSourcesCountsWrites(InMemoryChunkStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self._writes: Counter[tuple[TenantId, SourceId]] = Counter()
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        await super().upsert_many(tenant_id, chunks)
+        self._writes.update((tenant_id, chunk.source_id) for chunk in chunks)
+
+    async def list_sources(self, tenant_id: TenantId) -> dict[SourceId, int]:
+        held = await super().list_sources(tenant_id)
+        return {source: self._writes[(tenant_id, source)] or held[source] for source in held}
+
+
+# -- lexical statistics -----------------------------------------------------------------------
+
+
+class CorpusIsOnlyTheCandidates(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms)
+        return stats.model_copy(
+            update={
+                "corpus_size": len(stats.candidates),
+                "total_length": sum(candidate.length for candidate in stats.candidates),
+            }
+        )
+
+
+class DocumentFrequencyOffByOne(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms)
+        shifted = {
+            term: count + 1 if count else 0 for term, count in stats.document_frequencies.items()
+        }
+        return stats.model_copy(update={"document_frequencies": shifted})
+
+
+class DocumentFrequencyCountsOccurrences(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms)
+        occurrences = dict.fromkeys(stats.document_frequencies, 0)
+        for candidate in stats.candidates:
+            for term, count in candidate.term_frequencies.items():
+                occurrences[term] += count
+        return stats.model_copy(update={"document_frequencies": occurrences})
+
+
+class RanksTheCandidates(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms)
+        ranked = sorted(
+            stats.candidates, key=lambda candidate: -sum(candidate.term_frequencies.values())
+        )
+        return stats.model_copy(update={"candidates": ranked})
+
+
+class CasefoldsTheTerms(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, [term.casefold() for term in terms])
+        given = list(dict.fromkeys(terms))
+        return stats.model_copy(
+            update={
+                "document_frequencies": {
+                    term: stats.document_frequencies[term.casefold()] for term in given
+                }
+            }
+        )
+
+
+class TokenisesAsciiOnly(InMemoryChunkStore):
+    @staticmethod
+    def _row(chunk: StoredChunk) -> _Row:
+        frequencies = Counter(re.findall(r"[a-z0-9]+", chunk.text.lower()))
+        return _Row(chunk.model_copy(deep=True), frequencies, sum(frequencies.values()))
+
+
+class LengthCountsCharacters(InMemoryChunkStore):
+    @staticmethod
+    def _row(chunk: StoredChunk) -> _Row:
+        row = InMemoryChunkStore._row(chunk)
+        return _Row(row.chunk, row.frequencies, len(chunk.text))
+
+
+class NoTermsMatchEveryChunk(InMemoryChunkStore):
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        if terms:
+            return await super().lexical_candidates(tenant_id, terms)
+        every = {token for row in self._tenant_rows(tenant_id) for token in row.frequencies}
+        stats = await super().lexical_candidates(tenant_id, sorted(every))
+        return stats.model_copy(update={"document_frequencies": {}})
+
+
+@dataclass(frozen=True)
+class Case:
+    mutant: type[InMemoryChunkStore]
+    caught_by: tuple[str, ...]
+
+
+CASES = (
+    Case(GetReturnsTheStoredChunk, ("test_get_returns_copies",)),
+    Case(GetManyReturnsStoredChunks, ("test_get_many_returns_copies",)),
+    Case(GetBySourceReturnsStoredChunks, ("test_get_by_source_returns_copies",)),
+    Case(GetByEntityReturnsStoredChunks, ("test_get_by_entity_returns_copies",)),
+    Case(ExistingIdsRemembersItsAnswer, ("test_existing_ids_returns_copies",)),
+    Case(ListSourcesRemembersItsAnswer, ("test_list_sources_returns_copies",)),
+    Case(LexicalCandidatesRemembersItsAnswer, ("test_lexical_candidates_returns_copies",)),
+    Case(UpsertKeepsTheCallersChunks, ("test_upsert_many_keeps_its_own_copy_of_the_chunks",)),
+    Case(
+        ReplaceSourceKeepsTheCallersChunks,
+        ("test_replace_source_keeps_its_own_copy_of_the_chunks",),
+    ),
+    Case(
+        KeyedOnTheChunkIdAlone,
+        ("test_two_tenants_hold_the_same_chunk_id_independently", "test_get_never_crosses_tenants"),
+    ),
+    Case(GetFindsAnyTenantsChunk, ("test_get_never_crosses_tenants",)),
+    Case(GetManyFindsAnyTenantsChunks, ("test_get_many_never_crosses_tenants",)),
+    Case(ExistingIdsAcrossTenants, ("test_existing_ids_never_crosses_tenants",)),
+    Case(GetBySourceAcrossTenants, ("test_get_by_source_never_crosses_tenants",)),
+    Case(GetByEntityAcrossTenants, ("test_get_by_entity_never_crosses_tenants",)),
+    Case(ListSourcesAcrossTenants, ("test_list_sources_never_crosses_tenants",)),
+    Case(LexicalStatisticsAcrossTenants, ("test_lexical_candidates_never_crosses_tenants",)),
+    Case(DeleteBySourceInEveryTenant, ("test_delete_by_source_counts_and_spares_the_rest",)),
+    Case(
+        FirstWriteWins,
+        (
+            "test_upsert_many_is_idempotent_and_the_last_duplicate_wins",
+            "test_upsert_many_then_get_round_trips_every_chunk",
+        ),
+    ),
+    Case(DropsMetadata, ("test_upsert_many_then_get_round_trips_every_chunk",)),
+    Case(
+        ReplaceSourceIsNotAtomic,
+        ("test_replace_source_rejects_a_chunk_of_another_source_and_writes_nothing",),
+    ),
+    Case(
+        ReplaceSourceLeavesOldChunks,
+        (
+            "test_replace_source_makes_the_given_chunks_the_whole_content",
+            "test_replace_source_with_no_chunks_empties_the_source",
+            "test_replace_source_leaves_exactly_the_given_chunks",
+        ),
+    ),
+    Case(
+        ReplaceSourceIgnoresAnEmptyList, ("test_replace_source_with_no_chunks_empties_the_source",)
+    ),
+    Case(
+        ReplaceSourceAcceptsForeignChunks,
+        ("test_replace_source_rejects_a_chunk_of_another_source_and_writes_nothing",),
+    ),
+    Case(DeleteBySourceCountsTheTenant, ("test_delete_by_source_counts_and_spares_the_rest",)),
+    Case(DeleteByTenantCountsNothing, ("test_delete_by_tenant_counts_and_spares_other_tenants",)),
+    Case(GetBySourceInWriteOrder, ("test_get_by_source_orders_by_chunk_index_then_id",)),
+    Case(GetBySourceOrdersByIndexOnly, ("test_get_by_source_orders_by_chunk_index_then_id",)),
+    Case(GetByEntityInWriteOrder, ("test_get_by_entity_returns_the_chunks_naming_it_by_id",)),
+    Case(ListSourcesCountsWrites, ("test_list_sources_counts_chunks_per_source",)),
+    Case(
+        CorpusIsOnlyTheCandidates,
+        (
+            "test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates",
+            "test_lexical_candidates_match_the_statistics_of_the_whole_corpus",
+        ),
+    ),
+    Case(
+        DocumentFrequencyOffByOne,
+        (
+            "test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates",
+            "test_lexical_candidates_match_the_statistics_of_the_whole_corpus",
+        ),
+    ),
+    Case(
+        DocumentFrequencyCountsOccurrences,
+        ("test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates",),
+    ),
+    Case(RanksTheCandidates, ("test_lexical_candidates_match_the_statistics_of_the_whole_corpus",)),
+    Case(CasefoldsTheTerms, ("test_lexical_candidates_match_terms_exactly_as_given",)),
+    Case(TokenisesAsciiOnly, ("test_lexical_candidates_match_non_ascii_terms",)),
+    Case(
+        LengthCountsCharacters,
+        (
+            "test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates",
+            "test_no_terms_yield_no_candidates",
+        ),
+    ),
+    Case(NoTermsMatchEveryChunk, ("test_no_terms_yield_no_candidates",)),
+)
+
+
+def suite_for(adapter: type[InMemoryChunkStore]) -> ChunkStoreCompliance:
+    """The suite, unchanged but for its adapter."""
+
+    class Subject(ChunkStoreCompliance):
+        async def new_store(self) -> ChunkStore:
+            return adapter()
+
+    return Subject()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.mutant.__name__)
+def test_the_suite_catches_the_mutant(case: Case) -> None:
+    """Every test named for the mutant fails on it."""
+    suite = suite_for(case.mutant)
+    survived = [name for name in case.caught_by if run_suite_test(suite, name) is None]
+    assert survived == [], f"{case.mutant.__name__} passed {survived}"
+
+
+def test_the_catching_tests_pass_on_the_unbroken_adapter() -> None:
+    """The same tests, run the same way, pass on InMemoryChunkStore: the harness can pass."""
+    suite = suite_for(InMemoryChunkStore)
+    names = sorted({name for case in CASES for name in case.caught_by})
+    failures = {name: repr(failure) for name in names if (failure := run_suite_test(suite, name))}
+    assert failures == {}
+
+
+def test_every_read_method_has_a_live_object_mutant_and_a_tenant_mutant() -> None:
+    """Each read's copy test and tenant test has been watched failing on some mutant."""
+    caught = {name for case in CASES for name in case.caught_by}
+    unwatched = [
+        f"test_{method}_{suffix}"
+        for method in read_methods(ChunkStore)
+        for suffix in ("returns_copies", "never_crosses_tenants")
+        if f"test_{method}_{suffix}" not in caught
+    ]
+    assert unwatched == []
+
+
+def test_every_named_test_is_a_suite_test() -> None:
+    """Each row names tests the suite has, so a rename in the suite fails here by name."""
+    names = {name for case in CASES for name in case.caught_by}
+    assert {name for name in names if not hasattr(ChunkStoreCompliance, name)} == set()

@@ -1,0 +1,97 @@
+"""InMemoryVectorStore: the compliance suite unchanged, plus what the suite cannot see."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError
+from redstring.domain.ids import TenantId
+from redstring.domain.vector import VectorRecord
+from redstring.ports.vector_store import VectorStore
+from redstring.testing.strategies import random_entity_id
+from redstring.testing.vector_store import VectorStoreCompliance
+from redstring.vector.adapters.memory import InMemoryVectorStore
+
+TENANT = TenantId("tenant-a")
+
+
+class TestMemoryVectorStore(VectorStoreCompliance):
+    async def new_store(self) -> VectorStore:
+        return InMemoryVectorStore(dimension=self.DIMENSION)
+
+
+class TestDimensionIsComparedByValue:
+    """Two boundaries the suite, fixed at dimension 8, cannot see.
+
+    CPython caches ints only up to 256, so ``len(vector) is not dimension`` is accidentally
+    right at 8 and rejects every correct vector at 768; and dimension 1 is legal but drawn
+    by nothing else.
+    """
+
+    async def test_a_correct_length_write_works_at_dimension_768(self) -> None:
+        """A 768-component vector is accepted, found and read back by a 768-wide store."""
+        store = InMemoryVectorStore(dimension=768)
+        record = VectorRecord(entity_id=random_entity_id(), vector=[0.5] * 768)
+        await store.upsert(TENANT, record)
+        await store.upsert_many(TENANT, [record])
+        assert await store.get(TENANT, record.entity_id) == record
+        [match] = await store.search(TENANT, [0.5] * 768, k=1)
+        assert match.entity_id == record.entity_id
+        with pytest.raises(DimensionMismatchError, match="767"):
+            await store.search(TENANT, [0.5] * 767, k=1)
+
+    async def test_dimension_one_works(self) -> None:
+        """At dimension 1 a vector is a sign: same sign scores 1.0 and the opposite 0.0."""
+        store = InMemoryVectorStore(dimension=1)
+        up = VectorRecord(entity_id=random_entity_id(), vector=[2.0])
+        down = VectorRecord(entity_id=random_entity_id(), vector=[-3.0])
+        await store.upsert_many(TENANT, [down, up])
+        found = await store.search(TENANT, [1.0], k=2)
+        assert [(match.entity_id, match.score) for match in found] == [
+            (up.entity_id, 1.0),
+            (down.entity_id, 0.0),
+        ]
+        with pytest.raises(DimensionMismatchError):
+            await store.upsert(TENANT, VectorRecord(entity_id=random_entity_id(), vector=[]))
+
+
+class TestMemoryVectorStoreSpecifics:
+    """Behaviour of this adapter that the port leaves to each adapter."""
+
+    async def test_two_stores_share_nothing(self) -> None:
+        """A write to one store is invisible in another: ``new_store()`` relies on it."""
+        first = InMemoryVectorStore(dimension=2)
+        second = InMemoryVectorStore(dimension=2)
+        record = VectorRecord(entity_id=random_entity_id(), vector=[1.0, 0.0])
+        await first.upsert(TENANT, record)
+        assert await second.get(TENANT, record.entity_id) is None
+        assert await second.search(TENANT, [1.0, 0.0]) == []
+
+    async def test_reads_hand_out_a_new_object_each_time(self) -> None:
+        """``get`` never returns the object it stores, nor the one it was given."""
+        store = InMemoryVectorStore(dimension=2)
+        record = VectorRecord(entity_id=random_entity_id(), vector=[1.0, 0.0], metadata={"a": [1]})
+        await store.upsert(TENANT, record)
+        first = await store.get(TENANT, record.entity_id)
+        second = await store.get(TENANT, record.entity_id)
+        assert first == second == record
+        assert first is not second
+        assert first is not record
+        assert first is not None
+        assert second is not None
+        assert first.metadata["a"] is not second.metadata["a"]
+
+    @pytest.mark.parametrize("dimension", [0, -3])
+    def test_a_dimension_below_one_is_refused(self, dimension: int) -> None:
+        """A store that could hold no direction at all is a construction error."""
+        with pytest.raises(InvalidArgumentError, match=str(dimension)):
+            InMemoryVectorStore(dimension=dimension)
+
+    async def test_close_keeps_the_data(self) -> None:
+        """Closing releases nothing it does not own: the store still answers afterwards."""
+        store = InMemoryVectorStore(dimension=2)
+        record = VectorRecord(entity_id=random_entity_id(), vector=[1.0, 0.0])
+        async with store as bound:
+            await bound.upsert(TENANT, record)
+        await store.close()
+        assert await store.get(TENANT, record.entity_id) == record
