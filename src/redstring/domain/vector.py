@@ -20,6 +20,8 @@ FLOAT32_SMALLEST_NORMAL = 2.0**-126
 """Below this a float32 sum of squares is subnormal or zero and loses its direction."""
 
 _F32 = struct.Struct("<f")
+_CLEARLY_NORMAL_SQUARE = 2.0**-120
+_FLOAT32_MAX = 3.4e38
 
 
 def _to_float32(value: float) -> float:
@@ -38,6 +40,13 @@ def has_zero_norm(vector: Sequence[float]) -> bool:
     the smallest normal float32 (components around 1e-20 and smaller), where a backend
     computing in float32 divides by zero and yields NaN.
     """
+    # Fast path, same answer: when the float64 sum of squares is at least n * 2**-120, the
+    # largest square alone is >= 2**-120, a normal float32 even after narrowing, and a float32
+    # running sum of non-negative terms never drops below its largest term. NaN fails the
+    # comparison and takes the exact route below.
+    squares = sum(component * component for component in vector)
+    if squares >= max(len(vector), 1) * _CLEARLY_NORMAL_SQUARE:
+        return False
     total = 0.0
     for component in vector:
         narrowed = _to_float32(component)
@@ -53,12 +62,14 @@ def validate_vector(vector: Sequence[float], *, dimension: int) -> None:
     """
     if len(vector) != dimension:
         raise DimensionMismatchError(expected=dimension, actual=len(vector))
-    for index, component in enumerate(vector):
-        if not math.isfinite(component) or abs(component) > 3.4e38:
-            raise InvalidArgumentError(
-                f"vector component {index} is {component!r}: components must be finite float32 "
-                "values"
-            )
+    # Two C-level passes decide the common case; the loop only finds the offender to name it.
+    if not all(map(math.isfinite, vector)) or max(map(abs, vector), default=0.0) > _FLOAT32_MAX:
+        for index, component in enumerate(vector):
+            if not math.isfinite(component) or abs(component) > _FLOAT32_MAX:
+                raise InvalidArgumentError(
+                    f"vector component {index} is {component!r}: components must be finite "
+                    "float32 values"
+                )
     if has_zero_norm(vector):
         raise ZeroVectorError(
             "the vector has zero norm (or a norm that underflows in float32): cosine is "

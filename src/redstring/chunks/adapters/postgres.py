@@ -7,10 +7,18 @@ statistics are read from that table, so the database agrees with the domain's to
 construction; PostgreSQL's own text-search parser splits and folds words differently and
 would not. Ranking stays in :mod:`redstring.domain.chunk_ranking`.
 
+Ids are content-addressed (``chunk_id(source_id, text)``), so a chunk id already stored for a
+tenant already has exactly the term rows its text yields: an upsert writes term rows only for
+chunks new to the tenant, and term rows are removed with their chunk, found again by
+re-tokenising the deleted text. That keeps the term table down to a single index, which is
+most of the cost of a bulk write. A change to the tokeniser therefore needs the projection
+rebuilt (dropped and replayed from the event log), as any change to a projection does.
+
 Long values: a B-tree entry holds at most about 2.7 kB, and a token or a source id can be
-longer (a DNA sequence is one ``\\w+`` token). Those columns are therefore indexed on their
-first 200 characters and every lookup compares the prefix (for the index) and the whole
-value (for the answer).
+longer (a DNA sequence is one ``\\w+`` token). A term is stored as its first 200 characters
+(``term``, indexed, with the counts included so a lookup is answered from the index alone)
+and the rest (``term_rest``, NULL for nearly every term). A source id is indexed on its first
+200 characters and compared in full.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 __all__ = ["PostgresChunkStore"]
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_LONGEST_SUFFIX = len("chunk_terms_tenant_chunk_idx")
+_LONGEST_SUFFIX = len("chunks_tenant_length_idx")
 _INDEXED_CHARS = 200
 """How many leading characters of a token or source id the B-tree indexes hold."""
 
@@ -149,6 +157,7 @@ class PostgresChunkStore:
                     tenant_id text COLLATE "C" NOT NULL,
                     chunk_id text COLLATE "C" NOT NULL,
                     term text COLLATE "C" NOT NULL,
+                    term_rest text COLLATE "C",
                     frequency integer NOT NULL,
                     chunk_length integer NOT NULL
                 )
@@ -161,10 +170,8 @@ class PostgresChunkStore:
                 "USING gin (entity_ids)",
                 f'CREATE INDEX IF NOT EXISTS "{p}chunks_tenant_length_idx" ON {self._chunks} '
                 "(tenant_id) INCLUDE (length)",
-                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_term_idx" ON {self._terms} '
-                f"(tenant_id, left(term, {_INDEXED_CHARS}))",
-                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_tenant_chunk_idx" ON {self._terms} '
-                "(tenant_id, chunk_id)",
+                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_idx" ON {self._terms} '
+                "(tenant_id, term, chunk_id) INCLUDE (frequency, chunk_length)",
             ):
                 await conn.execute(statement)
 
@@ -196,48 +203,27 @@ class PostgresChunkStore:
                 "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
                 f"{self._chunks}\x1f{tenant_id}\x1f{source_id}",
             )
-            await conn.execute(
-                f"""
-                DELETE FROM {self._terms} AS t
-                USING {self._chunks} AS c
-                WHERE t.tenant_id = $1 AND c.tenant_id = $1 AND t.chunk_id = c.id
-                  AND left(c.source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS})
-                  AND c.source_id = $2
-                """,
+            await self._delete_where(
+                conn,
                 tenant_id,
-                source_id,
-            )
-            await conn.execute(
-                f"DELETE FROM {self._chunks} WHERE tenant_id = $1 "
-                f"AND left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
+                f"left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
                 "AND source_id = $2",
-                tenant_id,
                 source_id,
             )
             if latest:
                 await self._write(conn, tenant_id, list(latest.values()))
 
     async def _write(self, conn: Any, tenant_id: TenantId, chunks: list[StoredChunk]) -> None:
-        """Upsert ``chunks`` (distinct ids) and rewrite their term rows, inside ``conn``'s txn."""
+        """Upsert ``chunks`` (distinct ids) inside ``conn``'s transaction; terms for new ones.
+
+        Inserting with ``ON CONFLICT DO NOTHING RETURNING`` names exactly the chunks this
+        statement created, even when another writer inserts the same chunk concurrently (it
+        waits, then sees the row). Only those get term rows: a stored id has the same text,
+        hence the same terms. The rest are updated in place, last write winning.
+        """
         counts = [term_frequencies(chunk.text) for chunk in chunks]
         lengths = [sum(count.values()) for count in counts]
-        await conn.execute(
-            f"""
-            INSERT INTO {self._chunks} (tenant_id, id, source_id, chunk_index, text, char_start,
-                                        char_end, entity_ids, metadata, length)
-            SELECT $1, r.id, r.source_id, r.chunk_index, r.text, r.char_start, r.char_end,
-                   r.entity_ids::uuid[], r.metadata::json, r.length
-            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[],
-                        $8::text[], $9::text[], $10::int[])
-                 AS r(id, source_id, chunk_index, text, char_start, char_end, entity_ids,
-                      metadata, length)
-            ON CONFLICT (tenant_id, id) DO UPDATE
-            SET source_id = EXCLUDED.source_id, chunk_index = EXCLUDED.chunk_index,
-                text = EXCLUDED.text, char_start = EXCLUDED.char_start,
-                char_end = EXCLUDED.char_end, entity_ids = EXCLUDED.entity_ids,
-                metadata = EXCLUDED.metadata, length = EXCLUDED.length
-            """,
-            tenant_id,
+        columns = (
             [chunk.id for chunk in chunks],
             [chunk.source_id for chunk in chunks],
             [chunk.chunk_index for chunk in chunks],
@@ -248,33 +234,70 @@ class PostgresChunkStore:
             [json.dumps(chunk.metadata, allow_nan=False) for chunk in chunks],
             lengths,
         )
-        ids = [chunk.id for chunk in chunks]
-        await conn.execute(
-            f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2::text[])",
-            tenant_id,
-            ids,
-        )
+        rows = """
+            unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::int[],
+                   $8::text[], $9::text[], $10::int[])
+            AS r(id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata,
+                 length)
+        """
+        inserted = {
+            row["id"]
+            for row in await conn.fetch(
+                f"""
+                INSERT INTO {self._chunks} (tenant_id, id, source_id, chunk_index, text,
+                                            char_start, char_end, entity_ids, metadata, length)
+                SELECT $1, r.id, r.source_id, r.chunk_index, r.text, r.char_start, r.char_end,
+                       r.entity_ids::uuid[], r.metadata::json, r.length
+                FROM {rows}
+                ON CONFLICT (tenant_id, id) DO NOTHING
+                RETURNING id
+                """,
+                tenant_id,
+                *columns,
+            )
+        }
+        if len(inserted) < len(chunks):
+            await conn.execute(
+                f"""
+                UPDATE {self._chunks} AS c
+                SET source_id = r.source_id, chunk_index = r.chunk_index, text = r.text,
+                    char_start = r.char_start, char_end = r.char_end,
+                    entity_ids = r.entity_ids::uuid[], metadata = r.metadata::json,
+                    length = r.length
+                FROM {rows}
+                WHERE c.tenant_id = $1 AND c.id = r.id AND NOT (r.id = ANY($11::text[]))
+                """,
+                tenant_id,
+                *columns,
+                list(inserted),
+            )
         term_chunks: list[str] = []
         terms: list[str] = []
+        rests: list[str | None] = []
         frequencies: list[int] = []
         term_lengths: list[int] = []
         for chunk, count, length in zip(chunks, counts, lengths, strict=True):
+            if chunk.id not in inserted:
+                continue
             for term, frequency in count.items():
                 term_chunks.append(chunk.id)
-                terms.append(term)
+                terms.append(term[:_INDEXED_CHARS])
+                rests.append(term[_INDEXED_CHARS:] or None)
                 frequencies.append(frequency)
                 term_lengths.append(length)
         if terms:
             await conn.execute(
                 f"""
-                INSERT INTO {self._terms} (tenant_id, chunk_id, term, frequency, chunk_length)
-                SELECT $1, r.chunk_id, r.term, r.frequency, r.chunk_length
-                FROM unnest($2::text[], $3::text[], $4::int[], $5::int[])
-                     AS r(chunk_id, term, frequency, chunk_length)
+                INSERT INTO {self._terms}
+                    (tenant_id, chunk_id, term, term_rest, frequency, chunk_length)
+                SELECT $1, r.chunk_id, r.term, r.term_rest, r.frequency, r.chunk_length
+                FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])
+                     AS r(chunk_id, term, term_rest, frequency, chunk_length)
                 """,
                 tenant_id,
                 term_chunks,
                 terms,
+                rests,
                 frequencies,
                 term_lengths,
             )
@@ -355,67 +378,104 @@ class PostgresChunkStore:
         never come from two different states of the corpus.
         """
         wanted = sorted(set(terms))
+        # A term shorter than the stored prefix matches a row exactly when the prefixes are
+        # equal (that row's term_rest is then necessarily NULL), so it is answered from the
+        # index alone; only a term as long as the prefix also compares term_rest.
+        short = [term for term in wanted if len(term) < _INDEXED_CHARS]
+        long = [term for term in wanted if len(term) >= _INDEXED_CHARS]
         rows = await self._pool.fetch(
             f"""
             WITH corpus AS (
                 SELECT count(*) AS size, coalesce(sum(length), 0) AS total
                 FROM {self._chunks} WHERE tenant_id = $1
             ), hits AS (
-                SELECT chunk_id, term, frequency, chunk_length
+                SELECT term, chunk_id, frequency, chunk_length
+                FROM {self._terms}
+                WHERE tenant_id = $1 AND term = ANY($2::text[])
+              UNION ALL
+                SELECT term || term_rest, chunk_id, frequency, chunk_length
                 FROM {self._terms}
                 WHERE tenant_id = $1
-                  AND left(term, {_INDEXED_CHARS}) = ANY($3::text[])
-                  AND term = ANY($2::text[])
+                  AND term = ANY($4::text[])
+                  AND term || coalesce(term_rest, '') = ANY($3::text[])
             )
             SELECT corpus.size, corpus.total, hits.chunk_id, hits.term, hits.frequency,
                    hits.chunk_length
             FROM corpus LEFT JOIN hits ON true
-            ORDER BY hits.chunk_id, hits.term
             """,
             tenant_id,
-            wanted,
-            _indexed(wanted),
+            short,
+            long,
+            _indexed(long),
         )
         document_frequencies = dict.fromkeys(wanted, 0)
-        candidates: dict[str, LexicalCandidate] = {}
+        lengths: dict[str, int] = {}
+        frequencies: dict[str, dict[str, int]] = {}
         for row in rows:
-            if row["chunk_id"] is None:
+            chunk = row["chunk_id"]
+            if chunk is None:
                 continue
             term = row["term"]
             document_frequencies[term] += 1
-            candidate = candidates.get(row["chunk_id"])
-            if candidate is None:
-                candidate = LexicalCandidate(
-                    chunk_id=ChunkId(row["chunk_id"]),
-                    length=row["chunk_length"],
-                    term_frequencies={},
-                )
-                candidates[row["chunk_id"]] = candidate
-            candidate.term_frequencies[term] = row["frequency"]
+            if chunk not in frequencies:
+                frequencies[chunk] = {}
+                lengths[chunk] = row["chunk_length"]
+            frequencies[chunk][term] = row["frequency"]
         first = rows[0]
         return LexicalCandidates(
             corpus_size=int(first["size"]),
             total_length=int(first["total"]),
             document_frequencies=document_frequencies,
-            candidates=list(candidates.values()),
+            candidates=[
+                LexicalCandidate(
+                    chunk_id=ChunkId(chunk),
+                    length=lengths[chunk],
+                    term_frequencies=frequencies[chunk],
+                )
+                for chunk in sorted(frequencies)
+            ],
         )
 
     async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
         """Remove the source's chunks and their terms; returns how many chunks."""
         async with self._pool.acquire() as conn, conn.transaction():
-            deleted = await conn.fetch(
-                f"DELETE FROM {self._chunks} WHERE tenant_id = $1 "
-                f"AND left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
-                "AND source_id = $2 RETURNING id",
+            return await self._delete_where(
+                conn,
                 tenant_id,
+                f"left(source_id, {_INDEXED_CHARS}) = left($2, {_INDEXED_CHARS}) "
+                "AND source_id = $2",
                 source_id,
             )
-            if deleted:
-                await conn.execute(
-                    f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2)",
-                    tenant_id,
-                    [row["id"] for row in deleted],
-                )
+
+    async def _delete_where(
+        self, conn: Any, tenant_id: TenantId, condition: str, *arguments: Any
+    ) -> int:
+        """Delete the tenant's chunks matching ``condition`` and exactly their term rows."""
+        deleted = await conn.fetch(
+            f"DELETE FROM {self._chunks} WHERE tenant_id = $1 AND {condition} RETURNING id, text",
+            tenant_id,
+            *arguments,
+        )
+        # Every row of a deleted chunk is found by (prefix, chunk id); two of its terms
+        # sharing a prefix are both deleted by it, which is what is wanted.
+        pairs = sorted(
+            {
+                (row["id"], term[:_INDEXED_CHARS])
+                for row in deleted
+                for term in term_frequencies(row["text"])
+            }
+        )
+        if pairs:
+            await conn.execute(
+                f"""
+                DELETE FROM {self._terms} AS t
+                USING unnest($2::text[], $3::text[]) AS d(chunk_id, term)
+                WHERE t.tenant_id = $1 AND t.term = d.term AND t.chunk_id = d.chunk_id
+                """,
+                tenant_id,
+                [chunk for chunk, _ in pairs],
+                [term for _, term in pairs],
+            )
         return len(deleted)
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
