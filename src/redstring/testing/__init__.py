@@ -28,6 +28,7 @@ from redstring.testing.cache import CacheCompliance
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 from redstring.testing.event_log import EventLogCompliance
+from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
 
 __all__ = [
@@ -35,5 +36,6 @@ __all__ = [
     "ChunkStoreCompliance",
     "EmbeddingProviderCompliance",
     "EventLogCompliance",
+    "GraphStoreCompliance",
     "VectorStoreCompliance",
 ]

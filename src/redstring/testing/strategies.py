@@ -13,7 +13,8 @@ import uuid
 from hypothesis import strategies as st
 from pydantic import JsonValue
 
-from redstring.domain.ids import EntityId, RelationshipId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, TenantId
+from redstring.domain.models import Entity, Provenance, Relationship
 from redstring.domain.vector import has_zero_norm
 
 MAGNITUDE = 1e3
@@ -129,3 +130,85 @@ def type_names() -> st.SearchStrategy[str]:
 def random_entity_id() -> EntityId:
     """A fresh entity id outside hypothesis, for example-based tests."""
     return EntityId(uuid.uuid4())
+
+
+# -- the graph --------------------------------------------------------------------------------
+
+BLOCKING_KEY_VOCABULARY = (
+    "Person|n:ada lovelace",
+    "Person|p:L142",
+    "Person|s:ada lovelace",
+    "Place|n:zürich",
+    "Organisation|n:acme",
+)
+"""A few blocking keys, so that generated entities share keys and lookups return several."""
+
+
+def entity_names() -> st.SearchStrategy[str]:
+    """Names: vocabulary phrases, or free non-blank text without NUL (any script)."""
+    phrases = st.lists(words(), min_size=1, max_size=3).map(" ".join)
+    free = st.text(
+        st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1, max_size=12
+    ).filter(lambda text: bool(text.strip()))
+    return st.one_of(phrases, free)
+
+
+_CHUNK_IDS = tuple(ChunkId(text) for text in ("0f3a9c1e", "7b2d4e60", "c9e8a1f4"))
+
+
+def provenances() -> st.SearchStrategy[Provenance]:
+    """Provenance with or without a source, chunk ids and a provider-qualified model."""
+    return st.builds(
+        Provenance,
+        source_id=st.sampled_from((None, SourceId("memo.md"), SourceId("notes-2.txt"))),
+        chunk_ids=st.lists(st.sampled_from(_CHUNK_IDS), max_size=2, unique=True).map(tuple),
+        model=st.sampled_from((None, "fake/extractor-1", "ollama/qwen3")),
+    )
+
+
+def small_attributes() -> st.SearchStrategy[dict[str, JsonValue]]:
+    """Flat attributes that are cheap to draw, for tests about identity rather than fidelity."""
+    return st.dictionaries(st.sampled_from(("rank", "tier")), st.integers(0, 3), max_size=2)
+
+
+def entities(
+    ids: st.SearchStrategy[EntityId] | None = None,
+    types: st.SearchStrategy[str] | None = None,
+    attributes: st.SearchStrategy[dict[str, JsonValue]] | None = None,
+) -> st.SearchStrategy[Entity]:
+    """Entities with provenance and blocking keys from ``BLOCKING_KEY_VOCABULARY``.
+
+    Attributes default to ``metadata()`` (nested JSON that survives jsonb); pass
+    ``small_attributes()`` where many entities are drawn and only identity matters. Pass
+    ``ids`` drawn from a small pool to make re-upserts of one id likely.
+    """
+    return st.builds(
+        Entity,
+        id=entity_ids() if ids is None else ids,
+        type=type_names() if types is None else types,
+        name=entity_names(),
+        attributes=metadata() if attributes is None else attributes,
+        blocking_keys=st.lists(st.sampled_from(BLOCKING_KEY_VOCABULARY), max_size=3).map(tuple),
+        provenance=provenances(),
+    )
+
+
+def relationships(
+    subject_ids: st.SearchStrategy[EntityId],
+    object_ids: st.SearchStrategy[EntityId],
+    ids: st.SearchStrategy[RelationshipId] | None = None,
+    attributes: st.SearchStrategy[dict[str, JsonValue]] | None = None,
+) -> st.SearchStrategy[Relationship]:
+    """Edges between the given endpoints, typed ``KNOWS`` or ``WORKS_FOR``.
+
+    Attributes default to ``metadata()``, as for ``entities``.
+    """
+    return st.builds(
+        Relationship,
+        id=relationship_ids() if ids is None else ids,
+        type=st.sampled_from(("KNOWS", "WORKS_FOR")),
+        subject_id=subject_ids,
+        object_id=object_ids,
+        attributes=metadata() if attributes is None else attributes,
+        provenance=provenances(),
+    )

@@ -1,0 +1,325 @@
+"""The in-process GraphStore: dictionaries keyed on ``(tenant_id, id)``.
+
+It is the reference the other adapters are read against, so it is exactly as strict as the
+port (``redstring.ports.graph_store``) and no more forgiving: dangling edges raise, batches
+validate everything before writing anything, and every model crosses the boundary as a deep
+copy in both directions. It runs ``GraphStoreCompliance`` unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from types import TracebackType
+from typing import Self
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
+from redstring.domain.models import Alias, Entity, Neighbour, Relationship
+from redstring.ports.errors import MissingEntityError
+from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+
+
+class InMemoryGraphStore:
+    """A GraphStore held in this process; nothing survives the interpreter.
+
+    Every key is ``(tenant_id, id)`` with both parts compared, so two tenants may hold the same
+    entity or relationship id independently. Reads and writes copy models deeply. ``close`` and
+    the block form are honest no-ops: the store owns nothing to release and stays usable after
+    its own ``async with`` block.
+    """
+
+    def __init__(self) -> None:
+        self._entities: dict[tuple[TenantId, EntityId], Entity] = {}
+        self._aliases: dict[tuple[TenantId, EntityId], Alias] = {}
+        self._relationships: dict[tuple[TenantId, RelationshipId], Relationship] = {}
+        self._blocking: dict[tuple[TenantId, str], set[EntityId]] = {}
+
+    # -- lifetime ---------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Release nothing: the dictionaries belong to the interpreter. Safe to call twice."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- entities ---------------------------------------------------------------------------
+
+    async def upsert_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        """Insert or replace ``entity`` and re-index its blocking keys.
+
+        Raises ``ValueError`` when ``entity.id`` is currently an alias of the tenant.
+        """
+        self._refuse_alias_ids(tenant_id, [entity.id])
+        self._write_entity(tenant_id, entity.model_copy(deep=True))
+
+    async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
+        """Insert or replace every entity, or none when any id is an alias; last duplicate wins."""
+        self._refuse_alias_ids(tenant_id, [entity.id for entity in entities])
+        copies = [entity.model_copy(deep=True) for entity in entities]
+        for entity in copies:
+            self._write_entity(tenant_id, entity)
+
+    async def get_entity(self, tenant_id: TenantId, entity_id: EntityId) -> Entity | None:
+        """A copy of the tenant's entity ``entity_id``, or ``None``."""
+        stored = self._entities.get((tenant_id, entity_id))
+        return None if stored is None else stored.model_copy(deep=True)
+
+    async def get_entities(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> dict[EntityId, Entity]:
+        """Copies of the tenant's entities among ``entity_ids``; absent ids are omitted."""
+        found: dict[EntityId, Entity] = {}
+        for entity_id in set(entity_ids):
+            stored = self._entities.get((tenant_id, entity_id))
+            if stored is not None:
+                found[entity_id] = stored.model_copy(deep=True)
+        return found
+
+    async def find_entities(
+        self,
+        tenant_id: TenantId,
+        *,
+        entity_type: str | None = None,
+        limit: int = 100,
+        after: EntityId | None = None,
+    ) -> list[Entity]:
+        """Up to ``limit`` copies ascending by id text, strictly after ``after`` when given."""
+        validate_limit(limit)
+        cursor = None if after is None else id_text(after)
+        matching = [
+            entity
+            for (owner, _), entity in self._entities.items()
+            if owner == tenant_id
+            and (entity_type is None or entity.type == entity_type)
+            and (cursor is None or id_text(entity.id) > cursor)
+        ]
+        return _copies(_by_id_text(matching)[:limit])
+
+    # -- blocking keys ----------------------------------------------------------------------
+
+    async def find_by_blocking_key(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        """Copies of the entities indexed under ``key``, ascending by id text."""
+        return _copies(self._indexed_under(tenant_id, key))
+
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str]
+    ) -> dict[str, list[Entity]]:
+        """For each key holding at least one entity, copies of those entities by id text."""
+        found: dict[str, list[Entity]] = {}
+        for key in set(keys):
+            indexed = self._indexed_under(tenant_id, key)
+            if indexed:
+                found[key] = _copies(indexed)
+        return found
+
+    # -- aliases ----------------------------------------------------------------------------
+
+    async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        """Record that ``alias.alias_id`` resolves to ``alias.canonical_id``; last write wins.
+
+        Raises ``ValueError`` for a self-alias or an alias id that is a live entity, and
+        :class:`MissingEntityError` when the canonical entity is absent.
+        """
+        if alias.alias_id == alias.canonical_id:
+            raise InvalidArgumentError(
+                f"alias {alias.alias_id} points at itself: an alias must name a different, "
+                "live canonical entity"
+            )
+        if (tenant_id, alias.alias_id) in self._entities:
+            raise InvalidArgumentError(
+                f"alias id {alias.alias_id} is a live entity of tenant {tenant_id!r}: only an "
+                "id that is not an entity can become an alias"
+            )
+        self._require_entities(tenant_id, [alias.canonical_id])
+        self._aliases[(tenant_id, alias.alias_id)] = alias.model_copy(deep=True)
+
+    async def remove_alias(self, tenant_id: TenantId, alias_id: EntityId) -> bool:
+        """Forget the alias ``alias_id``; ``False`` when the tenant had none."""
+        return self._aliases.pop((tenant_id, alias_id), None) is not None
+
+    async def find_aliases(self, tenant_id: TenantId, canonical_id: EntityId) -> list[Alias]:
+        """Copies of the aliases pointing at ``canonical_id``, ascending by alias id text."""
+        pointing = [
+            alias
+            for (owner, _), alias in self._aliases.items()
+            if owner == tenant_id and alias.canonical_id == canonical_id
+        ]
+        pointing.sort(key=lambda alias: id_text(alias.alias_id))
+        return [alias.model_copy(deep=True) for alias in pointing]
+
+    async def resolve_entity_ids(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> dict[EntityId, EntityId]:
+        """Each id to the live entity it denotes: itself, or its alias's canonical id."""
+        resolved: dict[EntityId, EntityId] = {}
+        for entity_id in set(entity_ids):
+            if (tenant_id, entity_id) in self._entities:
+                resolved[entity_id] = entity_id
+            elif (alias := self._aliases.get((tenant_id, entity_id))) is not None:
+                resolved[entity_id] = alias.canonical_id
+        return resolved
+
+    # -- relationships ----------------------------------------------------------------------
+
+    async def upsert_relationship(self, tenant_id: TenantId, relationship: Relationship) -> None:
+        """Insert or replace an edge; :class:`MissingEntityError` when an endpoint is absent."""
+        await self.upsert_relationships(tenant_id, [relationship])
+
+    async def upsert_relationships(
+        self, tenant_id: TenantId, relationships: Sequence[Relationship]
+    ) -> None:
+        """Insert or replace every edge, or none when any endpoint is absent; last id wins."""
+        # First pass: decide the whole batch before the second pass writes any of it.
+        endpoints = [
+            endpoint
+            for relationship in relationships
+            for endpoint in (relationship.subject_id, relationship.object_id)
+        ]
+        self._require_entities(tenant_id, endpoints)
+        copies = [relationship.model_copy(deep=True) for relationship in relationships]
+        for relationship in copies:
+            self._relationships[(tenant_id, relationship.id)] = relationship
+
+    async def get_relationship(
+        self, tenant_id: TenantId, relationship_id: RelationshipId
+    ) -> Relationship | None:
+        """A copy of the edge ``relationship_id``, or ``None``."""
+        stored = self._relationships.get((tenant_id, relationship_id))
+        return None if stored is None else stored.model_copy(deep=True)
+
+    async def get_relationships_for(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+    ) -> list[Relationship]:
+        """Copies of every edge touching any of ``entity_ids``, each once, by id text."""
+        wanted = set(entity_ids)
+        touching = [
+            relationship
+            for relationship in self._edges_of(tenant_id)
+            if relationship.subject_id in wanted or relationship.object_id in wanted
+        ]
+        touching.sort(key=lambda relationship: id_text(relationship.id))
+        return [relationship.model_copy(deep=True) for relationship in touching]
+
+    async def delete_relationship(
+        self, tenant_id: TenantId, relationship_id: RelationshipId
+    ) -> bool:
+        """Remove the edge; ``False`` when the tenant had no such edge."""
+        return self._relationships.pop((tenant_id, relationship_id), None) is not None
+
+    # -- traversal --------------------------------------------------------------------------
+
+    async def neighbours(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        depth: int = 1,
+        direction: Direction = "both",
+        relationship_types: Collection[str] | None = None,
+    ) -> list[Neighbour]:
+        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id text).
+
+        Breadth-first, so the first level that reaches an entity is its smallest depth. The
+        start is excluded even when a cycle leads back to it.
+        """
+        validate_traversal(depth, direction)
+        if depth == 0 or (tenant_id, entity_id) not in self._entities:
+            return []
+        types = None if relationship_types is None else frozenset(relationship_types)
+        edges = [edge for edge in self._edges_of(tenant_id) if types is None or edge.type in types]
+        reached: dict[EntityId, int] = {entity_id: 0}
+        frontier = {entity_id}
+        for level in range(1, depth + 1):
+            frontier = {step for step in _steps(edges, frontier, direction) if step not in reached}
+            if not frontier:
+                break
+            reached.update(dict.fromkeys(frontier, level))
+        del reached[entity_id]
+        ordered = sorted(reached.items(), key=lambda item: (item[1], id_text(item[0])))
+        return [
+            Neighbour(
+                entity=self._entities[(tenant_id, reached_id)].model_copy(deep=True),
+                depth=level,
+            )
+            for reached_id, level in ordered
+        ]
+
+    # -- tenancy ----------------------------------------------------------------------------
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Delete the tenant's entities, aliases, keys and edges; returns entities removed."""
+        removed = 0
+        for key in [key for key in self._entities if key[0] == tenant_id]:
+            del self._entities[key]
+            removed += 1
+        for alias_key in [key for key in self._aliases if key[0] == tenant_id]:
+            del self._aliases[alias_key]
+        for edge_key in [key for key in self._relationships if key[0] == tenant_id]:
+            del self._relationships[edge_key]
+        for index_key in [key for key in self._blocking if key[0] == tenant_id]:
+            del self._blocking[index_key]
+        return removed
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        previous = self._entities.get((tenant_id, entity.id))
+        if previous is not None:
+            for key in previous.blocking_keys:
+                indexed = self._blocking[(tenant_id, key)]
+                indexed.discard(entity.id)
+                if not indexed:
+                    del self._blocking[(tenant_id, key)]
+        for key in entity.blocking_keys:
+            self._blocking.setdefault((tenant_id, key), set()).add(entity.id)
+        self._entities[(tenant_id, entity.id)] = entity
+
+    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        ids = self._blocking.get((tenant_id, key), set())
+        return _by_id_text([self._entities[(tenant_id, entity_id)] for entity_id in ids])
+
+    def _edges_of(self, tenant_id: TenantId) -> list[Relationship]:
+        return [edge for (owner, _), edge in self._relationships.items() if owner == tenant_id]
+
+    def _refuse_alias_ids(self, tenant_id: TenantId, entity_ids: Iterable[EntityId]) -> None:
+        for entity_id in entity_ids:
+            alias = self._aliases.get((tenant_id, entity_id))
+            if alias is not None:
+                raise InvalidArgumentError(
+                    f"entity id {entity_id} is an alias of {alias.canonical_id} in tenant "
+                    f"{tenant_id!r}: remove the alias before storing an entity under that id"
+                )
+
+    def _require_entities(self, tenant_id: TenantId, entity_ids: Iterable[EntityId]) -> None:
+        missing = {
+            entity_id for entity_id in entity_ids if (tenant_id, entity_id) not in self._entities
+        }
+        if missing:
+            raise MissingEntityError(sorted(missing, key=id_text), tenant_id=tenant_id)
+
+
+def _by_id_text(entities: Iterable[Entity]) -> list[Entity]:
+    return sorted(entities, key=lambda entity: id_text(entity.id))
+
+
+def _copies(entities: Iterable[Entity]) -> list[Entity]:
+    return [entity.model_copy(deep=True) for entity in entities]
+
+
+def _steps(
+    edges: Iterable[Relationship], frontier: set[EntityId], direction: Direction
+) -> Iterable[EntityId]:
+    """Every entity one edge away from the frontier, following ``direction``."""
+    for edge in edges:
+        if direction != "in" and edge.subject_id in frontier:
+            yield edge.object_id
+        if direction != "out" and edge.object_id in frontier:
+            yield edge.subject_id
