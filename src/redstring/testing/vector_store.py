@@ -106,10 +106,14 @@ class VectorStoreCompliance(StoreSuite[VectorStore]):
         return [1.0, 0.0, *[0.0] * (self.DIMENSION - 2)]
 
     def _at_angle(self, angle: float, *, length: float = 1.0) -> list[float]:
-        """A vector at ``angle`` radians from ``_query()`` in the plane of the first two axes."""
+        """A vector at ``angle`` radians from ``_query()`` in the plane of the first two axes.
+
+        Components are narrowed to float32, so a float4 column stores them exactly and a
+        record read back compares equal to the one written.
+        """
         return [
-            length * math.cos(angle),
-            length * math.sin(angle),
+            _float32(length * math.cos(angle)),
+            _float32(length * math.sin(angle)),
             *[0.0] * (self.DIMENSION - 2),
         ]
 

@@ -28,6 +28,7 @@ class _Row:
 
 _RowTest = Callable[[_Row], bool]
 
+
 class InMemoryChunkStore:
     """A tenant-scoped passage store held in process memory.
 
