@@ -43,7 +43,7 @@ class TestRedisCacheSpecifics:
             closes.append("aclose")
             await original(close_connection_pool)
 
-        redis_client.aclose = recording_aclose  # type: ignore[method-assign]
+        redis_client.aclose = recording_aclose
         prefix = unique_prefix()
         async with RedisCache(redis_client, prefix=prefix) as cache:
             await cache.set("state", "open")
@@ -66,7 +66,7 @@ class TestRedisCacheSpecifics:
             closes.append("aclose")
             await original(close_connection_pool)
 
-        client.aclose = recording_aclose  # type: ignore[method-assign]
+        client.aclose = recording_aclose
         await cache.close()
         await cache.close()
         assert closes == ["aclose"]

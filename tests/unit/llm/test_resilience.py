@@ -6,12 +6,20 @@ The behaviour cases live in ``tests/resilience_cases.py`` and run again on Redis
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.llm.cache.memory import MemoryCache
-from redstring.llm.resilience import CircuitBreakerPolicy, RateLimitPolicy, RetryPolicy
-from tests.resilience_cases import ResilienceCases
+from redstring.llm.resilience import (
+    CircuitBreakerPolicy,
+    RateLimitPolicy,
+    ResilientLlmProvider,
+    RetryPolicy,
+)
+from redstring.ports.errors import TransientLlmError
+from tests.resilience_cases import FakeTime, Found, ResilienceCases, YieldingCache, answering, wrap
 
 
 @pytest.fixture
@@ -53,8 +61,53 @@ class TestPolicies:
         ],
     )
     def test_a_policy_out_of_range_names_the_value_and_what_is_valid(
-        self, build: object, message: str
+        self, build: Callable[[], object], message: str
     ) -> None:
         """Bad thresholds fail at construction, not as a limiter that never admits."""
         with pytest.raises(InvalidArgumentError, match=message):
-            build()  # type: ignore[operator]
+            build()
+
+
+class UnreachableCache(YieldingCache):
+    """Every operation fails the way a client fails when its server has gone away."""
+
+    def __init__(self) -> None:
+        super().__init__(MemoryCache())
+
+    async def get(self, key: str) -> str | None:
+        raise ConnectionError("Connection refused by 127.0.0.1:6379")
+
+    async def count_hits(self, key: str, *, since: float) -> int:
+        raise ConnectionError("Connection refused by 127.0.0.1:6379")
+
+
+class TestAFailingCache:
+    @pytest.mark.parametrize(
+        ("rate_limit", "circuit_breaker"),
+        [(RateLimitPolicy(5, 10.0), None), (None, CircuitBreakerPolicy(3, 10.0, 30.0))],
+        ids=["rate-limit", "circuit-breaker"],
+    )
+    async def test_a_failing_cache_is_a_transient_failure_and_no_call_is_made(
+        self, rate_limit: RateLimitPolicy | None, circuit_breaker: CircuitBreakerPolicy | None
+    ) -> None:
+        """Without the shared state the limit cannot be kept: fail closed, typed, retryable."""
+        time = FakeTime()
+        inner = answering(time)
+        wrapper = wrap(
+            inner,
+            UnreachableCache(),
+            time,
+            rate_limit=rate_limit,
+            circuit_breaker=circuit_breaker,
+            retry=RetryPolicy(attempts=2),
+        )
+        with pytest.raises(TransientLlmError, match=r"cache .* failed \(ConnectionError"):
+            await wrapper.extract("text", Found)
+        assert inner.call_count == 0
+        assert len(time.sleeps) == 1
+
+
+def test_a_timeout_out_of_range_names_the_value() -> None:
+    """A zero or negative timeout would fail every call; it fails at construction instead."""
+    with pytest.raises(InvalidArgumentError, match=r"timeout_seconds=0 must be a positive"):
+        ResilientLlmProvider(answering(FakeTime()), MemoryCache(), timeout_seconds=0)

@@ -6,7 +6,8 @@ import asyncio
 import math
 import random as random_module
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.llm.resilience.circuit_breaker import CircuitBreaker, CircuitBreakerPolicy
@@ -16,6 +17,8 @@ from redstring.llm.resilience.timing import Clock, Sleep
 from redstring.ports.cache import Cache
 from redstring.ports.errors import LlmProviderError, TransientLlmError
 from redstring.ports.llm_provider import LlmProvider, SchemaT
+
+T = TypeVar("T")
 
 
 class ResilientLlmProvider:
@@ -28,8 +31,9 @@ class ResilientLlmProvider:
     remain; every retry passes the breaker and the rate limit again, because it is a real
     call. ``RefusedCompletionError``, ``EmptyCompletionError`` and
     ``MalformedCompletionError`` are never retried: asking again spends tokens on the same
-    answer. Every failure of the call is an ``LlmProviderError``; a blank ``text`` raises
-    ``EmptyTextError`` before any budget is spent.
+    answer. Every failure of the call is an ``LlmProviderError``, a failing cache included
+    (a ``TransientLlmError``: without it the shared limit cannot be kept, so calls fail
+    closed); a blank ``text`` raises ``EmptyTextError`` before any budget is spent.
 
     The breaker and limiter state live in ``cache`` under ``scope`` (the inner model by
     default), so every wrapper sharing a cache and a scope shares one budget and one circuit.
@@ -63,7 +67,7 @@ class ResilientLlmProvider:
         self._timeout = timeout_seconds
         self._sleep = sleep
         self._random = random
-        key = f"llm-resilience:{scope if scope is not None else inner.model}"
+        key = self._key = f"llm-resilience:{scope if scope is not None else inner.model}"
         self._limiter = (
             None
             if rate_limit is None
@@ -105,33 +109,51 @@ class ResilientLlmProvider:
     async def _attempt(
         self, text: str, schema: type[SchemaT], system_prompt: str | None
     ) -> SchemaT:
-        probe = await self._breaker.before_call() if self._breaker is not None else False
+        breaker = self._breaker
+        probe = False if breaker is None else await self._shared(breaker.before_call())
         if self._limiter is not None:
             try:
-                await self._limiter.admit()
+                await self._shared(self._limiter.admit())
             except BaseException:
-                if probe and self._breaker is not None:
-                    await self._breaker.release_probe()
+                if probe and breaker is not None:
+                    await self._shared(breaker.release_probe())
                 raise
         try:
             result = await self._call(text, schema, system_prompt)
         except TransientLlmError:
-            if self._breaker is not None:
-                await self._breaker.record_failure(probe=probe)
+            if breaker is not None:
+                await self._shared(breaker.record_failure(probe=probe))
             raise
         except LlmProviderError:
-            if self._breaker is not None:
-                await self._breaker.record_answer(probe=probe)
+            if breaker is not None:
+                await self._shared(breaker.record_answer(probe=probe))
             raise
         except BaseException:
             # Not a verdict on the model (a cancelled caller, a bug): free the probe at once
             # rather than leaving it leased for a cool-down.
-            if probe and self._breaker is not None:
-                await self._breaker.release_probe()
+            if probe and breaker is not None:
+                await self._shared(breaker.release_probe())
             raise
-        if self._breaker is not None:
-            await self._breaker.record_answer(probe=probe)
+        if breaker is not None:
+            await self._shared(breaker.record_answer(probe=probe))
         return result
+
+    async def _shared(self, step: Awaitable[T]) -> T:
+        """Run a step on the shared cache; its failure is a ``TransientLlmError``.
+
+        Without the cache the shared limit cannot be honoured, so the call fails closed (a
+        key over its provider's rate limit can be suspended) and stays inside the
+        LlmProviderError family, where a caller's one ``except`` and retry policy expect it.
+        """
+        try:
+            return await step
+        except LlmProviderError:
+            raise
+        except Exception as error:
+            raise TransientLlmError(
+                f"the cache holding the rate limit and circuit for {self._key!r} failed "
+                f"({type(error).__name__}: {error}); calls fail closed until it answers"
+            ) from error
 
     async def _call(self, text: str, schema: type[SchemaT], system_prompt: str | None) -> SchemaT:
         if self._timeout is None:
