@@ -10,7 +10,8 @@ this runner.
 Example-based cases run concurrently, each on its own event loop in a worker thread, so the
 expiry cases' sleeps overlap. A hypothesis case runs alone on a fresh thread with its async
 inner test swapped, for the duration of the call, for one that runs each example on the
-case's loop (what pytest-asyncio does for it under pytest), and without the shrink phase.
+case's loop (what pytest-asyncio does for it under pytest), derandomised and without the
+shrink phase. :func:`run_suite_test` runs one named case of a store suite the same way.
 """
 
 from __future__ import annotations
@@ -54,6 +55,20 @@ def failing_cases(suite: object, fixtures: Fixtures) -> dict[str, BaseException]
         outcomes = dict(zip(examples, pool.map(lambda c: _run(suite, c), examples), strict=True))
     outcomes |= {case: _on_a_fresh_thread(suite, case) for case in properties}
     return {case.label: failure for case, failure in outcomes.items() if failure is not None}
+
+
+def run_suite_test(suite: Any, name: str) -> BaseException | None:
+    """Run ``suite.<name>`` once; return what it raised, or ``None`` when it passed.
+
+    A case asking for ``store`` gets one from the suite's ``new_store()``; property cases
+    build their own per example. Harness errors propagate rather than count as a catch.
+    """
+    wanted = inspect.signature(getattr(suite, name)).parameters
+    factories: dict[str, Callable[[], Any]] = {}
+    if "store" in wanted:
+        factories["store"] = suite.new_store
+    case = _Case(label=name, name=name, factories=factories)
+    return _on_a_fresh_thread(suite, case) if _is_property(suite, name) else _run(suite, case)
 
 
 def _cases(suite: object, fixtures: Fixtures) -> list[_Case]:
@@ -128,6 +143,8 @@ def _run_property(
         configured,
         phases=(Phase.explicit, Phase.reuse, Phase.generate),
         report_multiple_bugs=False,
+        # Derandomised, so "caught" is the same answer on every run.
+        derandomize=True,
     )
     try:
         method(**arguments)

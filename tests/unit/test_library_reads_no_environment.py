@@ -47,9 +47,7 @@ def test_no_library_module_reads_the_environment() -> None:
 
 def test_every_exemption_still_reads_the_environment() -> None:
     """An exemption that no longer reads the environment is stale and must go."""
-    readers = {
-        relative(path) for path in library_files() if reads_environment(parse(path))
-    }
+    readers = {relative(path) for path in library_files() if reads_environment(parse(path))}
     for key in EXEMPT:
         matching = [p for p in readers if p == key or (key.endswith("/") and p.startswith(key))]
         assert matching, f"exemption {key!r} no longer reads the environment: remove it"

@@ -60,8 +60,9 @@ def test_aexit_is_declared_to_return_none() -> None:
     assert hints["return"] is type(None)
 
 
-@pytest.mark.parametrize("protocol", sorted(NOT_CLOSABLE, key=lambda p: p.__name__),
-                         ids=lambda p: p.__name__)
+@pytest.mark.parametrize(
+    "protocol", sorted(NOT_CLOSABLE, key=lambda p: p.__name__), ids=lambda p: p.__name__
+)
 def test_provider_ports_are_deliberately_not_closable(protocol: type) -> None:
     """Providers hold nothing to release: "not yet" and "deliberately not" stay distinct."""
     assert AsyncClosable not in protocol.__mro__

@@ -28,5 +28,3 @@ def test_every_public_name_is_promised() -> None:
 def test_the_promise_is_sorted_and_unique() -> None:
     """Sorted and unique, so a diff of the promise reads as a diff of names."""
     assert list(redstring.__all__) == sorted(set(redstring.__all__))
-
-

@@ -21,7 +21,7 @@ from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from tests.compliance_coverage import read_methods
-from tests.suite_in_process import run_suite_test
+from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
 

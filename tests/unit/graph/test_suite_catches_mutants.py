@@ -26,7 +26,7 @@ from redstring.ports.graph_store import Direction, GraphStore
 from redstring.testing.graph_store import TENANT as SUITE_TENANT
 from redstring.testing.graph_store import GraphStoreCompliance
 from tests.compliance_coverage import read_methods
-from tests.suite_in_process import run_suite_test
+from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
 

@@ -20,7 +20,7 @@ from redstring.ports.vector_store import VectorStore
 from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.adapters.memory import InMemoryVectorStore
 from tests.compliance_coverage import read_methods
-from tests.suite_in_process import run_suite_test
+from tests.suite_failures import run_suite_test
 
 
 class ReturnsTheStoredRecord(InMemoryVectorStore):
