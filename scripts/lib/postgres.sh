@@ -1,5 +1,7 @@
 # start_postgres DIR: a real PostgreSQL 16 + pgvector from the pgserver package, unless
-# REDSTRING_TEST_POSTGRES_DSN already names a server. Exports REDSTRING_TEST_POSTGRES_DSN.
+# REDSTRING_TEST_POSTGRES_DSN already names a server. Exports REDSTRING_TEST_POSTGRES_DSN,
+# a unix-socket DSN (postgresql://postgres@/postgres?host=DIR&port=P, which asyncpg and psql
+# accept); the server also listens on 127.0.0.1:P, logged when it starts.
 start_postgres() {
   if [ -n "${REDSTRING_TEST_POSTGRES_DSN:-}" ]; then
     log "using PostgreSQL at REDSTRING_TEST_POSTGRES_DSN"

@@ -3,8 +3,9 @@
 Search is exact: a sequential cosine scan of one tenant's rows, with every filter in the
 ``WHERE`` clause before ``LIMIT k``. There is deliberately no ANN (HNSW or IVFFlat) index on
 the embedding: an approximate index orders and truncates inside the index scan before the
-tenant filter is applied, so a tenant's search could come back short or wrong. The
-integration test ``test_there_is_no_ann_index_on_the_embedding`` makes adding one a decision.
+tenant filter is applied, so a tenant's search could come back short or wrong (ADR 0006).
+The integration test ``test_there_is_no_ann_index_on_the_embedding`` makes adding one a
+decision.
 
 Vectors travel as ``real[]`` (float4) and are cast to ``vector`` in SQL, so no per-connection
 type codec is needed and any pool works, including one the caller built. A float32
