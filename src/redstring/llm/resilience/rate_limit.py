@@ -19,14 +19,16 @@ interval of W seconds (on the callers' clocks) ever holds more than N admitted c
 many processes race. This needs nothing else below to be true.
 
 Losing a race costs throughput, never safety: the loser's hit stays recorded without a call
-until it leaves the window. When the window is nearly full (half the budget or more is
-spent, or a race was just lost) and many workers wake for the same freed slot, those losses
-would waste a large share of the budget, so a limiter in that state first takes a **turn**:
+until it leaves the window. When the window is nearly full (three quarters of the budget or
+more is spent, or a race was just lost) and many workers wake for the same freed slot, those
+losses would waste a large share of the budget, so a limiter in that state takes a **turn**:
 a cache counter whose first incrementer holds it, released by deleting it, with a short TTL
-set at creation so a crashed holder blocks nobody for long. Turns serialise steps 1-3 across
-processes exactly when racing is likely, and cost nothing (no extra round trip) while the
-window has plenty of room. Within one process an ``asyncio.Lock`` queues admissions, so
-tasks sharing a limiter never race each other and only one of them polls the cache.
+set at creation so a crashed holder blocks nobody for long. Turns serialise steps 1 and 2
+across processes exactly when racing is likely (the holder hands the turn on once its hit
+is recorded, since the next holder's first count sees it), and cost nothing (no extra round
+trip) while the window has plenty of room. Within one process an ``asyncio.Lock`` queues
+admissions, so tasks sharing a limiter never race each other and only one of them polls the
+cache.
 
 Hits are recorded with a TTL of two windows, so the cache's pruning of hits older than one
 TTL never removes a hit another caller's deciding count still needs, unless that caller
@@ -141,39 +143,57 @@ class RateLimiter:
                 await self._sleep(wait + self._jitter())
 
     async def _try_admit(self, now: float) -> bool:
-        """Steps 1-3: count, record, count again; admitted when the second count is at most N."""
-        window = self._policy.per_seconds
-        since = now - window
-        spent = await self._cache.count_hits(self._key, since=since)
-        self._contended = 2 * spent >= self._policy.calls
-        if spent >= self._policy.calls:
+        """Steps 1-3 without the turn: count, record, count again."""
+        since = now - self._policy.per_seconds
+        if not await self._has_room(since):
             return False
-        await self._cache.record_hit(self._key, at=now, ttl_seconds=2 * window)
-        if await self._cache.count_hits(self._key, since=since) <= self._policy.calls:
-            return True
-        self._contended = True
-        return False
+        await self._record(now)
+        return await self._decide(since)
 
     async def _admit_in_turn(self) -> tuple[bool, float]:
-        """Steps 1-3 while holding the turn; the clock reading they used.
+        """Steps 1-3 holding the turn; whether admitted, and the clock reading they used.
 
         While another process holds the turn this one keeps looking at the window without
         it, so a crowd woken for one freed slot learns that the slot went without queueing
-        for the turn one by one.
+        for the turn one by one. The turn is handed on as soon as the hit is recorded: the
+        next holder's first count already sees it, so the deciding counts of two holders
+        never race and the turn is held for two round trips rather than three.
         """
         while True:
             now = self._clock()
-            spent = await self._cache.count_hits(self._key, since=now - self._policy.per_seconds)
-            if spent >= self._policy.calls:
+            if await self._cache.count_hits(self._key, since=now - self._policy.per_seconds) >= (
+                self._policy.calls
+            ):
                 return False, now
             if await self._cache.increment(self._turn_key, ttl_seconds=_TURN_LEASE_SECONDS) == 1:
                 break
             await self._sleep(_TURN_POLL_SECONDS * (1.0 + self._random()))
         try:
             now = self._clock()
-            return await self._try_admit(now), now
+            since = now - self._policy.per_seconds
+            if not await self._has_room(since):
+                return False, now
+            await self._record(now)
         finally:
             await self._cache.delete(self._turn_key)
+        return await self._decide(since), now
+
+    async def _has_room(self, since: float) -> bool:
+        """Step 1. Also decides whether the next attempt takes a turn: a quarter left."""
+        spent = await self._cache.count_hits(self._key, since=since)
+        self._contended = 4 * spent >= 3 * self._policy.calls
+        return spent < self._policy.calls
+
+    async def _record(self, now: float) -> None:
+        """Step 2, with a TTL of two windows (see the module docstring)."""
+        await self._cache.record_hit(self._key, at=now, ttl_seconds=2 * self._policy.per_seconds)
+
+    async def _decide(self, since: float) -> bool:
+        """Step 3: admitted when the window, this call's hit included, holds at most N."""
+        if await self._cache.count_hits(self._key, since=since) <= self._policy.calls:
+            return True
+        self._contended = True
+        return False
 
     async def _until_a_slot_frees(self, now: float) -> float:
         """Seconds until the oldest hit in the window leaves it (zero when it already has)."""
