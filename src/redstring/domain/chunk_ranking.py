@@ -100,7 +100,9 @@ def bm25(
         )
         for term in unique_terms
     }
-    ranked = []
+    # Scores are ranked as plain tuples and only the kept ones become models: a query with
+    # a common term has every chunk of the corpus as a candidate.
+    scored: list[tuple[float, ChunkId]] = []
     for candidate in stats.candidates:
         norm = k1 * (1.0 - b + b * candidate.length / average)
         score = 0.0
@@ -109,6 +111,7 @@ def bm25(
             if frequency:
                 score += idf[term] * frequency * (k1 + 1.0) / (frequency + norm)
         if score > 0.0:
-            ranked.append(RankedChunk(chunk_id=candidate.chunk_id, score=score))
-    ranked.sort(key=lambda hit: (-hit.score, hit.chunk_id))
-    return ranked if limit is None else ranked[:limit]
+            scored.append((-score, candidate.chunk_id))
+    scored.sort()
+    kept = scored if limit is None else scored[:limit]
+    return [RankedChunk(chunk_id=chunk, score=-negative) for negative, chunk in kept]

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from types import TracebackType
 from typing import Any, Self
 
 import asyncpg
 
-from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, term_frequencies
+from redstring.domain.chunk_ranking import LexicalCandidates, term_frequencies
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
@@ -57,10 +57,6 @@ def _identifier(value: str, *, what: str, room: int = 0) -> str:
             f"letter or '_', at most {limit} characters"
         )
     return value
-
-
-def _indexed(values: Iterable[str]) -> list[str]:
-    return sorted({value[:_INDEXED_CHARS] for value in values})
 
 
 _COLUMNS = "id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata"
@@ -380,7 +376,9 @@ class PostgresChunkStore:
         wanted = sorted(set(terms))
         # A term shorter than the stored prefix matches a row exactly when the prefixes are
         # equal (that row's term_rest is then necessarily NULL), so it is answered from the
-        # index alone; only a term as long as the prefix also compares term_rest.
+        # index alone; only a term as long as the prefix also compares term_rest. Each term's
+        # postings come back as three arrays in one row, which decodes several times faster
+        # than one row per posting when a common term makes every chunk a candidate.
         short = [term for term in wanted if len(term) < _INDEXED_CHARS]
         long = [term for term in wanted if len(term) >= _INDEXED_CHARS]
         rows = await self._pool.fetch(
@@ -388,52 +386,61 @@ class PostgresChunkStore:
             WITH corpus AS (
                 SELECT count(*) AS size, coalesce(sum(length), 0) AS total
                 FROM {self._chunks} WHERE tenant_id = $1
-            ), hits AS (
-                SELECT term, chunk_id, frequency, chunk_length
-                FROM {self._terms}
-                WHERE tenant_id = $1 AND term = ANY($2::text[])
+            ), postings AS (
+                SELECT wanted.term, found.*
+                FROM unnest($2::text[]) AS wanted(term)
+                CROSS JOIN LATERAL (
+                    SELECT array_agg(chunk_id) AS chunks, array_agg(frequency) AS frequencies,
+                           array_agg(chunk_length) AS lengths
+                    FROM {self._terms}
+                    WHERE tenant_id = $1 AND term = wanted.term
+                ) AS found
               UNION ALL
-                SELECT term || term_rest, chunk_id, frequency, chunk_length
-                FROM {self._terms}
-                WHERE tenant_id = $1
-                  AND term = ANY($4::text[])
-                  AND term || coalesce(term_rest, '') = ANY($3::text[])
+                SELECT wanted.term, found.*
+                FROM unnest($3::text[]) AS wanted(term)
+                CROSS JOIN LATERAL (
+                    SELECT array_agg(chunk_id) AS chunks, array_agg(frequency) AS frequencies,
+                           array_agg(chunk_length) AS lengths
+                    FROM {self._terms}
+                    WHERE tenant_id = $1
+                      AND term = left(wanted.term, {_INDEXED_CHARS})
+                      AND term || coalesce(term_rest, '') = wanted.term
+                ) AS found
             )
-            SELECT corpus.size, corpus.total, hits.chunk_id, hits.term, hits.frequency,
-                   hits.chunk_length
-            FROM corpus LEFT JOIN hits ON true
+            SELECT corpus.size, corpus.total, postings.term, postings.chunks,
+                   postings.frequencies, postings.lengths
+            FROM corpus LEFT JOIN postings ON true
             """,
             tenant_id,
             short,
             long,
-            _indexed(long),
         )
         document_frequencies = dict.fromkeys(wanted, 0)
-        lengths: dict[str, int] = {}
-        frequencies: dict[str, dict[str, int]] = {}
-        for row in rows:
-            chunk = row["chunk_id"]
-            if chunk is None:
+        candidates: dict[str, dict[str, Any]] = {}
+        for _, _, term, chunks, frequencies, lengths in rows:
+            if not chunks:
                 continue
-            term = row["term"]
-            document_frequencies[term] += 1
-            if chunk not in frequencies:
-                frequencies[chunk] = {}
-                lengths[chunk] = row["chunk_length"]
-            frequencies[chunk][term] = row["frequency"]
+            document_frequencies[term] = len(chunks)
+            for chunk, frequency, length in zip(chunks, frequencies, lengths, strict=True):
+                candidate = candidates.get(chunk)
+                if candidate is None:
+                    candidate = candidates[chunk] = {
+                        "chunk_id": chunk,
+                        "length": length,
+                        "term_frequencies": {},
+                    }
+                candidate["term_frequencies"][term] = frequency
         first = rows[0]
-        return LexicalCandidates(
-            corpus_size=int(first["size"]),
-            total_length=int(first["total"]),
-            document_frequencies=document_frequencies,
-            candidates=[
-                LexicalCandidate(
-                    chunk_id=ChunkId(chunk),
-                    length=lengths[chunk],
-                    term_frequencies=frequencies[chunk],
-                )
-                for chunk in sorted(frequencies)
-            ],
+        # Validating plain data in one call is about twice as fast as building each
+        # LexicalCandidate in Python, and a query with a common term makes every chunk of
+        # the corpus a candidate.
+        return LexicalCandidates.model_validate(
+            {
+                "corpus_size": first["size"],
+                "total_length": first["total"],
+                "document_frequencies": document_frequencies,
+                "candidates": [candidates[chunk] for chunk in sorted(candidates)],
+            }
         )
 
     async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
