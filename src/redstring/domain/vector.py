@@ -58,7 +58,9 @@ def validate_vector(vector: Sequence[float], *, dimension: int) -> None:
     """Raise unless ``vector`` has ``dimension`` finite components and a usable direction.
 
     Raises :class:`DimensionMismatchError` on a wrong length, :class:`InvalidArgumentError`
-    on NaN or infinity and :class:`ZeroVectorError` on a vector with no direction.
+    on NaN or infinity or a sum of squares that overflows float32 (a float32 backend would
+    score such a vector wrongly without an error), and :class:`ZeroVectorError` on a vector
+    with no direction.
     """
     if len(vector) != dimension:
         raise DimensionMismatchError(expected=dimension, actual=len(vector))
@@ -70,6 +72,11 @@ def validate_vector(vector: Sequence[float], *, dimension: int) -> None:
                     f"vector component {index} is {component!r}: components must be finite "
                     "float32 values"
                 )
+    if math.fsum(component * component for component in vector) > _FLOAT32_MAX:
+        raise InvalidArgumentError(
+            "the vector's sum of squares exceeds the float32 range (3.4e38), so a float32 "
+            "backend cannot compute its cosine; scale it down, e.g. normalise it to length 1"
+        )
     if has_zero_norm(vector):
         raise ZeroVectorError(
             "the vector has zero norm (or a norm that underflows in float32): cosine is "

@@ -125,9 +125,16 @@ class TestValidateVector:
         with pytest.raises(ZeroVectorError, match="zero norm"):
             validate_vector(vector, dimension=2)
 
-    def test_large_float32_components_are_accepted(self) -> None:
-        """3.4e38 is a float32; its square overflowing is no reason to refuse it."""
-        validate_vector([3.4e38, -1e20], dimension=2)
+    @pytest.mark.parametrize("vector", [[3.4e38, -1e20], [1e20, 1e20], [2e19, 0.0]])
+    def test_a_sum_of_squares_past_float32_is_rejected(self, vector: list[float]) -> None:
+        """pgvector sums squares in float32 and scores ``[1e20, 1e20]`` as orthogonal to
+        itself without an error, so such vectors are refused before they reach a backend."""
+        with pytest.raises(InvalidArgumentError, match="float32 range"):
+            validate_vector(vector, dimension=2)
+
+    def test_large_components_whose_squares_fit_are_accepted(self) -> None:
+        """1e18 squared is 1e36, inside float32: large is fine, overflowing is not."""
+        validate_vector([1e18, -1e18], dimension=2)
 
     def test_every_vector_error_is_a_value_error(self) -> None:
         """Callers catching ``ValueError`` for bad input catch all three."""
