@@ -102,6 +102,10 @@ start_neo4j() {
     local java_opts="${REDSTRING_NEO4J_JAVA_OPTS:--Xms256m -Xmx1g -XX:+ExitOnOutOfMemoryError}"
     local jar="$REDSTRING_NEO4J_LAUNCHER_DIR/target/neo4j-launcher.jar"
 
+    if [[ -n "${REDSTRING_TEST_NEO4J_URI:-}" && -z "${REDSTRING_NEO4J_PID:-}" ]]; then
+        _redstring_neo4j_log "using Neo4j at REDSTRING_TEST_NEO4J_URI ($REDSTRING_TEST_NEO4J_URI)"
+        return 0
+    fi
     if [[ -n "${REDSTRING_NEO4J_PID:-}" ]] && kill -0 "$REDSTRING_NEO4J_PID" 2>/dev/null; then
         _redstring_neo4j_log "Neo4j is already running (pid $REDSTRING_NEO4J_PID, $REDSTRING_TEST_NEO4J_URI); call stop_neo4j first"
         return 1

@@ -42,7 +42,7 @@ FORBIDDEN = (
     "langchain_core",
     "langchain_openai",
     "model2vec",
-    "tokenlearn_static_model",
+    "static_model",
     "numpy",
     "typer",
     "rich",

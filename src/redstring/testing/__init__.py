@@ -12,8 +12,8 @@ supplying exactly one thing: ``new_store()`` for the store ports and the event l
 
 **First step in a consuming project: set ``asyncio_mode = "auto"``** for pytest-asyncio
 (e.g. ``[tool.pytest.ini_options] asyncio_mode = "auto"``). Every case is a bare
-``async def``; under the default strict mode they are collected and skipped, which reads as a
-pass.
+``async def``; under the default strict mode pytest does not await them (older pytest
+versions skip them, which reads as a pass; pytest 8.4 and later fail them).
 
 Nothing here is collected on its own: no module matches ``test_*.py`` and no class matches
 ``Test*``. Set ``KG_COMPLIANCE_MAX_EXAMPLES`` to change how many hypothesis examples each

@@ -26,6 +26,8 @@ from redstring.ports.graph_store import GraphStore
 from redstring.testing import GraphStoreCompliance
 from tests.backends import backend_unavailable
 
+pytestmark = pytest.mark.integration
+
 URI_VARIABLE = "REDSTRING_TEST_NEO4J_URI"
 TENANT = TenantId("tenant-a")
 
