@@ -28,7 +28,13 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("hypothesis",), directories=("testing",)),
     Confinement(
         packages=("asyncpg",),
-        directories=("vector/adapters", "chunks/adapters", "eventlog/adapters", "graph/adapters"),
+        directories=(
+            "vector/adapters",
+            "chunks/adapters",
+            "eventlog/adapters",
+            "graph/adapters",
+            "postgres",
+        ),
     ),
     Confinement(packages=("neo4j",), directories=("graph/adapters",)),
     Confinement(packages=("redis",), directories=("llm/cache",)),

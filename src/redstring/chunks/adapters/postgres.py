@@ -24,10 +24,8 @@ and the rest (``term_rest``, NULL for nearly every term). A source id is indexed
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Sequence
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import asyncpg
 
@@ -35,28 +33,13 @@ from redstring.domain.chunk_ranking import LexicalCandidates, term_frequencies
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.postgres.locks import lock_for_transaction
+from redstring.postgres.pool import NamesOnlyStore, affected
 
 __all__ = ["PostgresChunkStore"]
 
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_LONGEST_SUFFIX = len("chunks_tenant_length_idx")
 _INDEXED_CHARS = 200
 """How many leading characters of a token or source id the B-tree indexes hold."""
-
-
-def _identifier(value: str, *, what: str, room: int = 0) -> str:
-    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
-
-    Table names are interpolated into SQL (parameters cannot name tables), so only names that
-    need no quoting rules at all are accepted.
-    """
-    limit = 63 - room
-    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
-        raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
-            f"letter or '_', at most {limit} characters"
-        )
-    return value
 
 
 _COLUMNS = "id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata"
@@ -75,7 +58,7 @@ def _chunk(row: Any) -> StoredChunk:
     )
 
 
-class PostgresChunkStore:
+class PostgresChunkStore(NamesOnlyStore):
     """The passage corpus and its term statistics, for every tenant, in two tables.
 
     Build it over a pool you own (``close`` then leaves the pool open) or let :meth:`connect`
@@ -84,39 +67,14 @@ class PostgresChunkStore:
     replacements of the same source, so two concurrent replacements never leave a mixture.
     """
 
+    LONGEST_SUFFIX = "chunks_tenant_length_idx"
+
     def __init__(
         self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
     ) -> None:
-        self._pool = pool
-        self._owns_pool = False
-        self._closed = False
-        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
-        self._schema = _identifier(schema, what="schema name")
-        self._chunks = f'"{self._schema}"."{self._prefix}chunks"'
-        self._terms = f'"{self._schema}"."{self._prefix}chunk_terms"'
-
-    @classmethod
-    async def connect(
-        cls,
-        dsn: str,
-        *,
-        prefix: str = "redstring_",
-        schema: str = "public",
-        min_size: int = 1,
-        max_size: int = 10,
-        create_schema: bool = True,
-    ) -> Self:
-        """Create a pool for ``dsn`` that the store owns and closes; ensure the schema."""
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        try:
-            store = cls(pool, prefix=prefix, schema=schema)
-            store._owns_pool = True
-            if create_schema:
-                await store.ensure_schema()
-        except BaseException:
-            await pool.close()
-            raise
-        return store
+        super().__init__(pool, prefix=prefix, schema=schema)
+        self._chunks = self._names.table("chunks")
+        self._terms = self._names.table("chunk_terms")
 
     @property
     def tables(self) -> tuple[str, str]:
@@ -125,11 +83,8 @@ class PostgresChunkStore:
 
     async def ensure_schema(self) -> None:
         """Create the tables and indexes if missing; safe to run concurrently."""
-        p = self._prefix
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"')
+        index = self._names.index
+        async with self._schema_transaction() as conn:
             await conn.execute(
                 f"""
                 CREATE TABLE IF NOT EXISTS {self._chunks} (
@@ -160,13 +115,13 @@ class PostgresChunkStore:
                 """
             )
             for statement in (
-                f'CREATE INDEX IF NOT EXISTS "{p}chunks_source_idx" ON {self._chunks} '
+                f"CREATE INDEX IF NOT EXISTS {index('chunks_source_idx')} ON {self._chunks} "
                 f"(tenant_id, left(source_id, {_INDEXED_CHARS}), chunk_index, id)",
-                f'CREATE INDEX IF NOT EXISTS "{p}chunks_entity_ids_idx" ON {self._chunks} '
+                f"CREATE INDEX IF NOT EXISTS {index('chunks_entity_ids_idx')} ON {self._chunks} "
                 "USING gin (entity_ids)",
-                f'CREATE INDEX IF NOT EXISTS "{p}chunks_tenant_length_idx" ON {self._chunks} '
+                f"CREATE INDEX IF NOT EXISTS {index('chunks_tenant_length_idx')} ON {self._chunks} "
                 "(tenant_id) INCLUDE (length)",
-                f'CREATE INDEX IF NOT EXISTS "{p}chunk_terms_idx" ON {self._terms} '
+                f"CREATE INDEX IF NOT EXISTS {index('chunk_terms_idx')} ON {self._terms} "
                 "(tenant_id, term, chunk_id) INCLUDE (frequency, chunk_length)",
             ):
                 await conn.execute(statement)
@@ -195,10 +150,7 @@ class PostgresChunkStore:
                 )
         latest = {chunk.id: chunk for chunk in chunks}
         async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                f"{self._chunks}\x1f{tenant_id}\x1f{source_id}",
-            )
+            await lock_for_transaction(conn, f"{self._chunks}\x1f{tenant_id}\x1f{source_id}")
             await self._delete_where(
                 conn,
                 tenant_id,
@@ -492,21 +444,4 @@ class PostgresChunkStore:
             status = await conn.execute(
                 f"DELETE FROM {self._chunks} WHERE tenant_id = $1", tenant_id
             )
-        return int(status.rsplit(" ", 1)[-1])
-
-    async def close(self) -> None:
-        """Close the pool if this store created it (``connect``); safe to call twice."""
-        if self._owns_pool and not self._closed:
-            self._closed = True
-            await self._pool.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
+        return affected(status)

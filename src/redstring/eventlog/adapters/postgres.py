@@ -15,10 +15,8 @@ resuming ``after`` its last position never skips an event. Tenants do not wait f
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import asyncpg
 from pydantic import TypeAdapter
@@ -27,27 +25,10 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.events import NewEvent, StoredEvent, StreamName
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
+from redstring.postgres.locks import lock_for_transaction
+from redstring.postgres.pool import NamesOnlyStore, affected
 
 __all__ = ["PostgresEventLog"]
-
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_LONGEST_SUFFIX = len("events_tenant_position_idx")
-
-
-def _identifier(value: str, *, what: str, room: int = 0) -> str:
-    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
-
-    Table names are interpolated into SQL (parameters cannot name tables), so only names that
-    need no quoting rules at all are accepted.
-    """
-    limit = 63 - room
-    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
-        raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
-            f"letter or '_', at most {limit} characters"
-        )
-    return value
-
 
 _STREAM: TypeAdapter[str] = TypeAdapter(StreamName)
 """The domain's stream-name rule, checked before a name reaches SQL."""
@@ -66,45 +47,20 @@ def _event(row: Any) -> StoredEvent:
     )
 
 
-class PostgresEventLog:
+class PostgresEventLog(NamesOnlyStore):
     """Every tenant's events in one append-only table, ordered by a global position.
 
     Build it over a pool you own (``close`` then leaves the pool open) or let :meth:`connect`
     create and own one. Call :meth:`ensure_schema` once before use; it is idempotent.
     """
 
+    LONGEST_SUFFIX = "events_tenant_position_idx"
+
     def __init__(
         self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
     ) -> None:
-        self._pool = pool
-        self._owns_pool = False
-        self._closed = False
-        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
-        self._schema = _identifier(schema, what="schema name")
-        self._events = f'"{self._schema}"."{self._prefix}events"'
-
-    @classmethod
-    async def connect(
-        cls,
-        dsn: str,
-        *,
-        prefix: str = "redstring_",
-        schema: str = "public",
-        min_size: int = 1,
-        max_size: int = 10,
-        create_schema: bool = True,
-    ) -> Self:
-        """Create a pool for ``dsn`` that the log owns and closes; ensure the schema."""
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        try:
-            log = cls(pool, prefix=prefix, schema=schema)
-            log._owns_pool = True
-            if create_schema:
-                await log.ensure_schema()
-        except BaseException:
-            await pool.close()
-            raise
-        return log
+        super().__init__(pool, prefix=prefix, schema=schema)
+        self._events = self._names.table("events")
 
     @property
     def table(self) -> str:
@@ -113,10 +69,7 @@ class PostgresEventLog:
 
     async def ensure_schema(self) -> None:
         """Create the table and indexes if missing; safe to run concurrently."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"')
+        async with self._schema_transaction() as conn:
             await conn.execute(
                 f"""
                 CREATE TABLE IF NOT EXISTS {self._events} (
@@ -133,7 +86,7 @@ class PostgresEventLog:
                 """
             )
             await conn.execute(
-                f'CREATE INDEX IF NOT EXISTS "{self._prefix}events_tenant_position_idx" '
+                f"CREATE INDEX IF NOT EXISTS {self._names.index('events_tenant_position_idx')} "
                 f"ON {self._events} (tenant_id, position)"
             )
 
@@ -164,10 +117,7 @@ class PostgresEventLog:
                 f"the batch repeats event ids {repeated}: each event of a batch needs its own id"
             )
         async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
-                f"{self._events}\x1f{tenant_id}",
-            )
+            await lock_for_transaction(conn, f"{self._events}\x1f{tenant_id}")
             if ids:
                 stored = await conn.fetch(
                     f"SELECT {_COLUMNS} FROM {self._events} "
@@ -252,24 +202,7 @@ class PostgresEventLog:
         status = await self._pool.execute(
             f"DELETE FROM {self._events} WHERE tenant_id = $1", tenant_id
         )
-        return int(status.rsplit(" ", 1)[-1])
-
-    async def close(self) -> None:
-        """Close the pool if this log created it (``connect``); safe to call twice."""
-        if self._owns_pool and not self._closed:
-            self._closed = True
-            await self._pool.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
+        return affected(status)
 
 
 def _already_stored(

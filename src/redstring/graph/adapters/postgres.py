@@ -17,10 +17,8 @@ writers do not wait for one another.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Iterable, Sequence
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import asyncpg
 
@@ -29,29 +27,14 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.postgres.locks import lock_for_transaction
+from redstring.postgres.pool import NamesOnlyStore, affected
 
 __all__ = ["PostgresGraphStore"]
 
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_LONGEST_SUFFIX = len("relationships_object_idx")
 _INDEXED_CHARS = 200
 """How many leading characters of a blocking key the B-tree index holds (entries are ~2.7 kB
 at most, and a key derived from a long name can be longer)."""
-
-
-def _identifier(value: str, *, what: str, room: int = 0) -> str:
-    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
-
-    Table names are interpolated into SQL (parameters cannot name tables), so only names that
-    need no quoting rules at all are accepted.
-    """
-    limit = 63 - room
-    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
-        raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
-            f"letter or '_', at most {limit} characters"
-        )
-    return value
 
 
 def _indexed(values: Iterable[str]) -> list[str]:
@@ -88,7 +71,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, allow_nan=False)
 
 
-class PostgresGraphStore:
+class PostgresGraphStore(NamesOnlyStore):
     """Every tenant's entities, aliases, blocking keys and relationships in four tables.
 
     Build it over a pool you own (``close`` then leaves the pool open) or let :meth:`connect`
@@ -96,42 +79,16 @@ class PostgresGraphStore:
     batch write is one transaction and every batch read one statement.
     """
 
+    LONGEST_SUFFIX = "relationships_subject_idx"
+
     def __init__(
         self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
     ) -> None:
-        self._pool = pool
-        self._owns_pool = False
-        self._closed = False
-        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
-        self._schema = _identifier(schema, what="schema name")
-        qualified = f'"{self._schema}"."{self._prefix}'
-        self._entities = f'{qualified}entities"'
-        self._keys = f'{qualified}blocking_keys"'
-        self._aliases = f'{qualified}aliases"'
-        self._relationships = f'{qualified}relationships"'
-
-    @classmethod
-    async def connect(
-        cls,
-        dsn: str,
-        *,
-        prefix: str = "redstring_",
-        schema: str = "public",
-        min_size: int = 1,
-        max_size: int = 10,
-        create_schema: bool = True,
-    ) -> Self:
-        """Create a pool for ``dsn`` that the store owns and closes; ensure the schema."""
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        try:
-            store = cls(pool, prefix=prefix, schema=schema)
-            store._owns_pool = True
-            if create_schema:
-                await store.ensure_schema()
-        except BaseException:
-            await pool.close()
-            raise
-        return store
+        super().__init__(pool, prefix=prefix, schema=schema)
+        self._entities = self._names.table("entities")
+        self._keys = self._names.table("blocking_keys")
+        self._aliases = self._names.table("aliases")
+        self._relationships = self._names.table("relationships")
 
     @property
     def tables(self) -> tuple[str, str, str, str]:
@@ -140,9 +97,8 @@ class PostgresGraphStore:
 
     async def ensure_schema(self) -> None:
         """Create the tables and indexes if missing; safe to run concurrently."""
-        p = self._prefix
+        index = self._names.index
         statements = (
-            f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"',
             f"""
             CREATE TABLE IF NOT EXISTS {self._entities} (
                 tenant_id text COLLATE "C" NOT NULL,
@@ -186,30 +142,25 @@ class PostgresGraphStore:
                 FOREIGN KEY (tenant_id, object_id) REFERENCES {self._entities} (tenant_id, id)
             )
             """,
-            f'CREATE INDEX IF NOT EXISTS "{p}entities_type_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('entities_type_idx')} "
             f"ON {self._entities} (tenant_id, type, id)",
-            f'CREATE INDEX IF NOT EXISTS "{p}blocking_keys_key_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('blocking_keys_key_idx')} "
             f"ON {self._keys} (tenant_id, left(key, {_INDEXED_CHARS}))",
-            f'CREATE INDEX IF NOT EXISTS "{p}blocking_keys_entity_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('blocking_keys_entity_idx')} "
             f"ON {self._keys} (tenant_id, entity_id)",
-            f'CREATE INDEX IF NOT EXISTS "{p}aliases_canonical_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('aliases_canonical_idx')} "
             f"ON {self._aliases} (tenant_id, canonical_id)",
-            f'CREATE INDEX IF NOT EXISTS "{p}relationships_subject_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('relationships_subject_idx')} "
             f"ON {self._relationships} (tenant_id, subject_id)",
-            f'CREATE INDEX IF NOT EXISTS "{p}relationships_object_idx" '
+            f"CREATE INDEX IF NOT EXISTS {index('relationships_object_idx')} "
             f"ON {self._relationships} (tenant_id, object_id)",
         )
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
+        async with self._schema_transaction() as conn:
             for statement in statements:
                 await conn.execute(statement)
 
     async def _lock_tenant(self, conn: Any, tenant_id: TenantId, *, exclusive: bool) -> None:
-        function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
-        await conn.execute(
-            f"SELECT {function}(hashtextextended($1, 0))", f"{self._entities}\x1f{tenant_id}"
-        )
+        await lock_for_transaction(conn, f"{self._entities}\x1f{tenant_id}", shared=not exclusive)
 
     # --- entities -----------------------------------------------------------------------
 
@@ -378,7 +329,7 @@ class PostgresGraphStore:
             tenant_id,
             alias_id,
         )
-        return _affected(status) > 0
+        return affected(status) > 0
 
     async def find_aliases(self, tenant_id: TenantId, canonical_id: EntityId) -> list[Alias]:
         """Aliases pointing at ``canonical_id``, ascending by alias id (new objects)."""
@@ -544,7 +495,7 @@ class PostgresGraphStore:
             tenant_id,
             relationship_id,
         )
-        return _affected(status) > 0
+        return affected(status) > 0
 
     # --- traversal ----------------------------------------------------------------------
 
@@ -616,28 +567,4 @@ class PostgresGraphStore:
             status = await conn.execute(
                 f"DELETE FROM {self._entities} WHERE tenant_id = $1", tenant_id
             )
-        return _affected(status)
-
-    # --- lifetime -----------------------------------------------------------------------
-
-    async def close(self) -> None:
-        """Close the pool if this store created it (``connect``); safe to call twice."""
-        if self._owns_pool and not self._closed:
-            self._closed = True
-            await self._pool.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-
-def _affected(status: str) -> int:
-    """The row count of a command tag such as ``DELETE 3``."""
-    return int(status.rsplit(" ", 1)[-1])
+        return affected(status)

@@ -15,9 +15,7 @@ representable component survives exactly in both directions.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Collection, Sequence
-from types import TracebackType
 from typing import Any, Self
 
 import asyncpg
@@ -26,29 +24,12 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorMatch, VectorRecord, validate_vector
 from redstring.ports.vector_store import entity_type_of
+from redstring.postgres.pool import PostgresStore, affected
 
 __all__ = ["PgVectorStore"]
 
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
-_LONGEST_SUFFIX = len("vectors_entity_type_idx")
 
-
-def _identifier(value: str, *, what: str, room: int = 0) -> str:
-    """``value`` if it is a plain lowercase SQL identifier that fits beside ``room`` characters.
-
-    Table names are interpolated into SQL (parameters cannot name tables), so only names that
-    need no quoting rules at all are accepted.
-    """
-    limit = 63 - room
-    if not _IDENTIFIER.fullmatch(value) or len(value) > limit:
-        raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use lowercase letters, digits and '_', starting with a "
-            f"letter or '_', at most {limit} characters"
-        )
-    return value
-
-
-class PgVectorStore:
+class PgVectorStore(PostgresStore):
     """Exact cosine search over one ``vector(dimension)`` table shared by every tenant.
 
     Build it over a pool you own (``PgVectorStore(pool, dimension=384)``; ``close`` then leaves
@@ -56,6 +37,8 @@ class PgVectorStore:
     before use; it is idempotent. Tables are ``{schema}.{prefix}vectors``; the dimension is
     part of the column type, so stores of different dimensions need different prefixes.
     """
+
+    LONGEST_SUFFIX = "vectors_entity_type_idx"
 
     def __init__(
         self,
@@ -69,13 +52,9 @@ class PgVectorStore:
             raise InvalidArgumentError(
                 f"dimension must be between 1 and 16000 (pgvector's limit), got {dimension}"
             )
-        self._pool = pool
-        self._owns_pool = False
-        self._closed = False
+        super().__init__(pool, prefix=prefix, schema=schema)
         self._dimension = dimension
-        self._prefix = _identifier(prefix, what="table prefix", room=_LONGEST_SUFFIX)
-        self._schema = _identifier(schema, what="schema name")
-        self._table = f'"{self._schema}"."{self._prefix}vectors"'
+        self._table = self._names.table("vectors")
 
     @classmethod
     async def connect(
@@ -90,16 +69,13 @@ class PgVectorStore:
         create_schema: bool = True,
     ) -> Self:
         """Create a pool for ``dsn`` that the store owns and closes; ensure the schema."""
-        pool = await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
-        try:
-            store = cls(pool, dimension=dimension, prefix=prefix, schema=schema)
-            store._owns_pool = True
-            if create_schema:
-                await store.ensure_schema()
-        except BaseException:
-            await pool.close()
-            raise
-        return store
+        return await cls._connect(
+            lambda pool: cls(pool, dimension=dimension, prefix=prefix, schema=schema),
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            create_schema=create_schema,
+        )
 
     @property
     def dimension(self) -> int:
@@ -116,11 +92,8 @@ class PgVectorStore:
 
         Raises :class:`InvalidArgumentError` when the table exists with another dimension.
         """
-        async with self._pool.acquire() as conn, conn.transaction():
-            # Concurrent CREATE ... IF NOT EXISTS can still collide in the catalogue.
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('redstring', 0))")
+        async with self._schema_transaction() as conn:
             await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self._schema}"')
             await conn.execute(
                 f"""
                 CREATE TABLE IF NOT EXISTS {self._table} (
@@ -134,7 +107,7 @@ class PgVectorStore:
                 """
             )
             await conn.execute(
-                f'CREATE INDEX IF NOT EXISTS "{self._prefix}vectors_entity_type_idx" '
+                f"CREATE INDEX IF NOT EXISTS {self._names.index('vectors_entity_type_idx')} "
                 f"ON {self._table} (tenant_id, entity_type)"
             )
             stored = await conn.fetchval(
@@ -261,33 +234,11 @@ class PgVectorStore:
             tenant_id,
             entity_id,
         )
-        return _affected(status) > 0
+        return affected(status) > 0
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         """Remove every record of the tenant; returns how many."""
         status = await self._pool.execute(
             f"DELETE FROM {self._table} WHERE tenant_id = $1", tenant_id
         )
-        return _affected(status)
-
-    async def close(self) -> None:
-        """Close the pool if this store created it (``connect``); safe to call twice."""
-        if self._owns_pool and not self._closed:
-            self._closed = True
-            await self._pool.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-
-def _affected(status: str) -> int:
-    """The row count of a command tag such as ``DELETE 3``."""
-    return int(status.rsplit(" ", 1)[-1])
+        return affected(status)
