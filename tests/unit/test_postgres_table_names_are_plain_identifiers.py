@@ -74,8 +74,8 @@ def test_a_prefix_leaves_room_for_the_longest_derived_name(adapter: str) -> None
 
 
 class SchemaRecorder:
-    """A pool whose one connection records every statement and answers 8 to ``fetchval``
-    (the dimension PgVectorStore is built with here)."""
+    """A pool whose one connection records every statement. ``fetchval`` answers what a
+    fresh database would: the vector column's dimension (8, as built here), else false."""
 
     def __init__(self) -> None:
         self.statements: list[str] = []
@@ -84,9 +84,9 @@ class SchemaRecorder:
         self.statements.append(query)
         return "OK"
 
-    async def fetchval(self, query: str, *args: Any) -> int:
+    async def fetchval(self, query: str, *args: Any) -> int | bool:
         self.statements.append(query)
-        return 8
+        return 8 if "atttypmod" in query else False
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:

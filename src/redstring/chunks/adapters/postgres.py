@@ -1,30 +1,43 @@
 """PostgresChunkStore: the ChunkStore port on PostgreSQL, through asyncpg.
 
 Two tables: ``{prefix}chunks`` holds each passage keyed on ``(tenant_id, id)``, and
-``{prefix}chunk_terms`` holds one row per distinct token of a chunk with its count, written
-at upsert time from :func:`redstring.domain.chunk_ranking.term_frequencies`. Lexical
-statistics are read from that table, so the database agrees with the domain's tokeniser by
-construction; PostgreSQL's own text-search parser splits and folds words differently and
-would not. Ranking stays in :mod:`redstring.domain.chunk_ranking`.
+``{prefix}chunk_terms`` holds one row per chunk: its distinct tokens (``terms``), the tokens
+occurring more than once (``repeated``) with their counts (``repeat_counts``, aligned), and
+its length, all counted at upsert time by
+:func:`redstring.domain.chunk_ranking.term_frequencies`. Lexical statistics are read from
+those rows, so the database agrees with the domain's tokeniser by construction; PostgreSQL's
+own text-search parser splits and folds words differently and would not. Ranking stays in
+:mod:`redstring.domain.chunk_ranking`.
+
+A GIN index over ``terms`` finds the chunks holding a query term; a term absent from
+``repeated`` occurs once, so a count is a lookup in a short array rather than in all of a
+chunk's terms. Every stored term carries a four-character tag derived from the tenant id, so
+the index's posting lists are per tenant and a lookup never visits another tenant's rows
+(two tenants sharing a tag only share postings, which the ``tenant_id`` test removes). One
+row per chunk keeps a bulk write cheap: GIN queues new entries and merges them into its
+posting lists in sorted batches, where one B-tree row per (chunk, term), the earlier layout,
+cost a random index insertion each.
 
 Ids are content-addressed (``chunk_id(source_id, text)``), so a chunk id already stored for a
-tenant already has exactly the term rows its text yields: an upsert writes term rows only for
-chunks new to the tenant, and term rows are removed with their chunk, found again by
-re-tokenising the deleted text. That keeps the term table down to a single index, which is
-most of the cost of a bulk write. A change to the tokeniser therefore needs the projection
-rebuilt (dropped and replayed from the event log), as any change to a projection does.
+tenant already has exactly the terms its text yields: an upsert writes a term row only for a
+chunk new to the tenant. A change to the tokeniser therefore needs the projection rebuilt
+(dropped and replayed from the event log), as any change to a projection does.
 
-Long values: a B-tree entry holds at most about 2.7 kB, and a token or a source id can be
-longer (a DNA sequence is one ``\\w+`` token). A term is stored as its first 200 characters
-(``term``, indexed, with the counts included so a lookup is answered from the index alone)
-and the rest (``term_rest``, NULL for nearly every term). A source id is indexed on its first
-200 characters and compared in full.
+Long values: an index entry holds at most about 2.7 kB, and a token or a source id can be
+longer (a DNA sequence is one ``\\w+`` token). A chunk holding a token longer than 200
+characters also stores its terms cut to 200 characters (``long_keys``, NULL otherwise) and
+the index covers those instead, so a lookup by prefix finds it and the full terms decide. A
+source id is indexed on its first 200 characters and compared in full.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+from collections import Counter
 from collections.abc import Collection, Sequence
+from itertools import compress
 from typing import Any
 
 import asyncpg
@@ -34,15 +47,64 @@ from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.postgres.locks import lock_for_transaction
-from redstring.postgres.pool import NamesOnlyStore, affected
+from redstring.postgres.pool import NamesOnlyStore
 
 __all__ = ["PostgresChunkStore"]
 
 _INDEXED_CHARS = 200
-"""How many leading characters of a token or source id the B-tree indexes hold."""
+"""How many leading characters of a token or source id the indexes hold."""
 
 
 _COLUMNS = "id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata"
+
+
+def _array_literal(values: Collection[str], *, tag: str = "") -> str:
+    """A PostgreSQL array literal holding ``tag + value`` for each value, every element quoted.
+
+    Quoting keeps a token such as ``null`` a string. Tokens are ``\\w+`` and hold neither a
+    quote nor a backslash, and tags are base64url, so escaping is only paid for a value that
+    does. ``tag`` is joined in rather than prepended one string at a time: this runs for
+    every new chunk.
+    """
+    if not values:
+        return "{}"
+    body = tag + ('","' + tag).join(values)
+    # The separators hold 2 * (n - 1) quotes; any more came from a value.
+    if body.count('"') != 2 * (len(values) - 1) or "\\" in body:
+        body = '","'.join(tag + v.replace("\\", "\\\\").replace('"', '\\"') for v in values)
+    return '{"' + body + '"}'
+
+
+def _tenant_tag(tenant_id: str) -> str:
+    """Four characters standing for the tenant in every stored term (24 bits of a hash).
+
+    Fixed length, so a tagged term equals another exactly when the tags and terms do.
+    """
+    digest = hashlib.blake2b(tenant_id.encode("utf-8"), digest_size=3).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+_MORE_THAN_ONCE = (1).__lt__
+"""``count > 1`` as a C-level callable, so ``map`` runs it without a Python frame."""
+
+
+def _term_row(
+    chunk_id: str, counts: Counter[str], length: int, tag: str
+) -> tuple[str, int, str, str, str, str | None]:
+    """The chunk's term-table row: id, length, tagged terms, repeated terms, their counts
+    and, when a token is longer than the index holds, the tagged index keys."""
+    repeated = list(compress(counts, map(_MORE_THAN_ONCE, counts.values())))
+    long_keys = None
+    if max(map(len, counts), default=0) > _INDEXED_CHARS:
+        long_keys = _array_literal([term[:_INDEXED_CHARS] for term in counts], tag=tag)
+    return (
+        chunk_id,
+        length,
+        _array_literal(counts, tag=tag),
+        _array_literal(repeated),
+        "{" + ",".join(map(str, map(counts.__getitem__, repeated))) + "}",
+        long_keys,
+    )
 
 
 def _chunk(row: Any) -> StoredChunk:
@@ -68,6 +130,7 @@ class PostgresChunkStore(NamesOnlyStore):
     """
 
     LONGEST_SUFFIX = "chunks_tenant_length_idx"
+    """Longer than every other derived name, ``chunk_terms_keys_idx`` included."""
 
     def __init__(
         self, pool: asyncpg.Pool, *, prefix: str = "redstring_", schema: str = "public"
@@ -102,15 +165,20 @@ class PostgresChunkStore(NamesOnlyStore):
                 )
                 """
             )
+            await self._refuse_the_per_term_layout(conn)
+            # The key leads with the chunk id so the planner never pairs a term lookup with a
+            # scan of the tenant's whole key range; the tenant is checked on the row instead.
             await conn.execute(
                 f"""
                 CREATE TABLE IF NOT EXISTS {self._terms} (
-                    tenant_id text COLLATE "C" NOT NULL,
                     chunk_id text COLLATE "C" NOT NULL,
-                    term text COLLATE "C" NOT NULL,
-                    term_rest text COLLATE "C",
-                    frequency integer NOT NULL,
-                    chunk_length integer NOT NULL
+                    tenant_id text COLLATE "C" NOT NULL,
+                    length integer NOT NULL,
+                    terms text[] COLLATE "C" NOT NULL,
+                    repeated text[] COLLATE "C" NOT NULL,
+                    repeat_counts integer[] NOT NULL,
+                    long_keys text[] COLLATE "C",
+                    PRIMARY KEY (chunk_id, tenant_id)
                 )
                 """
             )
@@ -121,10 +189,27 @@ class PostgresChunkStore(NamesOnlyStore):
                 "USING gin (entity_ids)",
                 f"CREATE INDEX IF NOT EXISTS {index('chunks_tenant_length_idx')} ON {self._chunks} "
                 "(tenant_id) INCLUDE (length)",
-                f"CREATE INDEX IF NOT EXISTS {index('chunk_terms_idx')} ON {self._terms} "
-                "(tenant_id, term, chunk_id) INCLUDE (frequency, chunk_length)",
+                f"CREATE INDEX IF NOT EXISTS {index('chunk_terms_keys_idx')} ON {self._terms} "
+                "USING gin ((coalesce(long_keys, terms)))",
             ):
                 await conn.execute(statement)
+
+    async def _refuse_the_per_term_layout(self, conn: Any) -> None:
+        """Raise when ``chunk_terms`` still has the one-row-per-term layout of earlier versions.
+
+        Left in place it would answer no lexical lookup for the chunks it describes, silently.
+        """
+        old = await conn.fetchval(
+            "SELECT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass($1) "
+            "AND attname = 'term' AND NOT attisdropped)",
+            self._terms,
+        )
+        if old:
+            raise InvalidArgumentError(
+                f"table {self._terms} holds one row per term, the layout of an earlier "
+                "version: rebuild the passage projection (drop it and its chunks table, then "
+                "replay the event log) or use another prefix"
+            )
 
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
         """Insert or replace every chunk (and its terms) in one transaction; last id wins."""
@@ -166,7 +251,7 @@ class PostgresChunkStore(NamesOnlyStore):
 
         Inserting with ``ON CONFLICT DO NOTHING RETURNING`` names exactly the chunks this
         statement created, even when another writer inserts the same chunk concurrently (it
-        waits, then sees the row). Only those get term rows: a stored id has the same text,
+        waits, then sees the row). Only those get a term row: a stored id has the same text,
         hence the same terms. The rest are updated in place, last write winning.
         """
         counts = [term_frequencies(chunk.text) for chunk in chunks]
@@ -219,35 +304,25 @@ class PostgresChunkStore(NamesOnlyStore):
                 *columns,
                 list(inserted),
             )
-        term_chunks: list[str] = []
-        terms: list[str] = []
-        rests: list[str | None] = []
-        frequencies: list[int] = []
-        term_lengths: list[int] = []
-        for chunk, count, length in zip(chunks, counts, lengths, strict=True):
-            if chunk.id not in inserted:
-                continue
-            for term, frequency in count.items():
-                term_chunks.append(chunk.id)
-                terms.append(term[:_INDEXED_CHARS])
-                rests.append(term[_INDEXED_CHARS:] or None)
-                frequencies.append(frequency)
-                term_lengths.append(length)
-        if terms:
+        tag = _tenant_tag(tenant_id)
+        new = [
+            _term_row(chunk.id, count, length, tag)
+            for chunk, count, length in zip(chunks, counts, lengths, strict=True)
+            if chunk.id in inserted
+        ]
+        if new:
             await conn.execute(
                 f"""
                 INSERT INTO {self._terms}
-                    (tenant_id, chunk_id, term, term_rest, frequency, chunk_length)
-                SELECT $1, r.chunk_id, r.term, r.term_rest, r.frequency, r.chunk_length
-                FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[])
-                     AS r(chunk_id, term, term_rest, frequency, chunk_length)
+                    (tenant_id, chunk_id, length, terms, repeated, repeat_counts, long_keys)
+                SELECT $1, r.chunk_id, r.length, r.terms::text[], r.repeated::text[],
+                       r.repeat_counts::int[], r.long_keys::text[]
+                FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[],
+                            $7::text[])
+                     AS r(chunk_id, length, terms, repeated, repeat_counts, long_keys)
                 """,
                 tenant_id,
-                term_chunks,
-                terms,
-                rests,
-                frequencies,
-                term_lengths,
+                *(list(column) for column in zip(*new, strict=True)),
             )
 
     async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
@@ -326,13 +401,11 @@ class PostgresChunkStore(NamesOnlyStore):
         never come from two different states of the corpus.
         """
         wanted = sorted(set(terms))
-        # A term shorter than the stored prefix matches a row exactly when the prefixes are
-        # equal (that row's term_rest is then necessarily NULL), so it is answered from the
-        # index alone; only a term as long as the prefix also compares term_rest. Each term's
-        # postings come back as three arrays in one row, which decodes several times faster
-        # than one row per posting when a common term makes every chunk a candidate.
-        short = [term for term in wanted if len(term) < _INDEXED_CHARS]
-        long = [term for term in wanted if len(term) >= _INDEXED_CHARS]
+        # Each term is one GIN lookup by the tenant's tag and the term's first 200
+        # characters. That lookup is exact for a term no longer than that in a chunk without
+        # long tokens; otherwise the full tagged terms decide. Each term's postings come
+        # back as three arrays in one row, which decodes several times faster than one row
+        # per posting when a common term makes every chunk a candidate.
         rows = await self._pool.fetch(
             f"""
             WITH corpus AS (
@@ -342,21 +415,18 @@ class PostgresChunkStore(NamesOnlyStore):
                 SELECT wanted.term, found.*
                 FROM unnest($2::text[]) AS wanted(term)
                 CROSS JOIN LATERAL (
-                    SELECT array_agg(chunk_id) AS chunks, array_agg(frequency) AS frequencies,
-                           array_agg(chunk_length) AS lengths
-                    FROM {self._terms}
-                    WHERE tenant_id = $1 AND term = wanted.term
-                ) AS found
-              UNION ALL
-                SELECT wanted.term, found.*
-                FROM unnest($3::text[]) AS wanted(term)
-                CROSS JOIN LATERAL (
-                    SELECT array_agg(chunk_id) AS chunks, array_agg(frequency) AS frequencies,
-                           array_agg(chunk_length) AS lengths
-                    FROM {self._terms}
-                    WHERE tenant_id = $1
-                      AND term = left(wanted.term, {_INDEXED_CHARS})
-                      AND term || coalesce(term_rest, '') = wanted.term
+                    SELECT array_agg(t.chunk_id) AS chunks,
+                           array_agg(coalesce(
+                               t.repeat_counts[array_position(t.repeated, wanted.term)], 1
+                           )) AS frequencies,
+                           array_agg(t.length) AS lengths
+                    FROM {self._terms} AS t
+                    WHERE coalesce(t.long_keys, t.terms)
+                              @> ARRAY[$3 || left(wanted.term, {_INDEXED_CHARS})]
+                      AND t.tenant_id = $1
+                      AND ((t.long_keys IS NULL
+                            AND length(wanted.term) <= {_INDEXED_CHARS})
+                           OR ($3 || wanted.term) = ANY(t.terms))
                 ) AS found
             )
             SELECT corpus.size, corpus.total, postings.term, postings.chunks,
@@ -364,8 +434,8 @@ class PostgresChunkStore(NamesOnlyStore):
             FROM corpus LEFT JOIN postings ON true
             """,
             tenant_id,
-            short,
-            long,
+            wanted,
+            _tenant_tag(tenant_id),
         )
         document_frequencies = dict.fromkeys(wanted, 0)
         candidates: dict[str, dict[str, Any]] = {}
@@ -409,39 +479,26 @@ class PostgresChunkStore(NamesOnlyStore):
     async def _delete_where(
         self, conn: Any, tenant_id: TenantId, condition: str, *arguments: Any
     ) -> int:
-        """Delete the tenant's chunks matching ``condition`` and exactly their term rows."""
-        deleted = await conn.fetch(
-            f"DELETE FROM {self._chunks} WHERE tenant_id = $1 AND {condition} RETURNING id, text",
-            tenant_id,
-            *arguments,
-        )
-        # Every row of a deleted chunk is found by (prefix, chunk id); two of its terms
-        # sharing a prefix are both deleted by it, which is what is wanted.
-        pairs = sorted(
-            {
-                (row["id"], term[:_INDEXED_CHARS])
-                for row in deleted
-                for term in term_frequencies(row["text"])
-            }
-        )
-        if pairs:
-            await conn.execute(
-                f"""
-                DELETE FROM {self._terms} AS t
-                USING unnest($2::text[], $3::text[]) AS d(chunk_id, term)
-                WHERE t.tenant_id = $1 AND t.term = d.term AND t.chunk_id = d.chunk_id
-                """,
+        """Delete the tenant's chunks matching ``condition`` and their term rows."""
+        deleted = [
+            row["id"]
+            for row in await conn.fetch(
+                f"DELETE FROM {self._chunks} WHERE tenant_id = $1 AND {condition} RETURNING id",
                 tenant_id,
-                [chunk for chunk, _ in pairs],
-                [term for _, term in pairs],
+                *arguments,
+            )
+        ]
+        if deleted:
+            await conn.execute(
+                f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2::text[])",
+                tenant_id,
+                deleted,
             )
         return len(deleted)
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         """Remove every chunk (and term row) of the tenant; returns how many chunks."""
+        # Term rows are keyed by chunk id first, so they are found through the deleted
+        # chunks' ids rather than by a scan of every tenant's term rows.
         async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(f"DELETE FROM {self._terms} WHERE tenant_id = $1", tenant_id)
-            status = await conn.execute(
-                f"DELETE FROM {self._chunks} WHERE tenant_id = $1", tenant_id
-            )
-        return affected(status)
+            return await self._delete_where(conn, tenant_id, "true")
