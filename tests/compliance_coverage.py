@@ -55,12 +55,16 @@ def suite_test_names(suite: type) -> set[str]:
     return names
 
 
-def missing_isolation_tests(protocol: type, suite: type) -> list[str]:
-    """The copy and tenant tests the suite still lacks for the protocol's read methods."""
-    present = suite_test_names(suite)
-    required = [
+def isolation_test_names(protocol: type) -> list[str]:
+    """``test_<read>_returns_copies`` and ``test_<read>_never_crosses_tenants`` for every read."""
+    return [
         f"test_{method}_{suffix}"
         for method in read_methods(protocol)
         for suffix in ("returns_copies", "never_crosses_tenants")
     ]
-    return [name for name in required if name not in present]
+
+
+def missing_isolation_tests(protocol: type, suite: type) -> list[str]:
+    """The copy and tenant tests the suite still lacks for the protocol's read methods."""
+    present = suite_test_names(suite)
+    return [name for name in isolation_test_names(protocol) if name not in present]

@@ -20,7 +20,7 @@ from redstring.domain.chunks import StoredChunk
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
-from tests.compliance_coverage import read_methods
+from tests.compliance_coverage import isolation_test_names
 from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
@@ -520,12 +520,7 @@ def test_the_catching_tests_pass_on_the_unbroken_adapter() -> None:
 def test_every_read_method_has_a_live_object_mutant_and_a_tenant_mutant() -> None:
     """Each read's copy test and tenant test has been watched failing on some mutant."""
     caught = {name for case in CASES for name in case.caught_by}
-    unwatched = [
-        f"test_{method}_{suffix}"
-        for method in read_methods(ChunkStore)
-        for suffix in ("returns_copies", "never_crosses_tenants")
-        if f"test_{method}_{suffix}" not in caught
-    ]
+    unwatched = [name for name in isolation_test_names(ChunkStore) if name not in caught]
     assert unwatched == []
 
 
