@@ -1,4 +1,4 @@
-"""Every store capability declares the release trio; the two provider ports deliberately do not.
+"""Every store capability declares the release trio; the provider ports deliberately do not.
 
 The subject set is derived from the modules of ``redstring.ports``, so a new capability is
 checked by being written rather than by someone remembering this file.
@@ -15,10 +15,11 @@ import pytest
 
 import redstring.ports
 from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.extractor import Extractor
 from redstring.ports.lifecycle import AsyncClosable
 from redstring.ports.llm_provider import LlmProvider
 
-NOT_CLOSABLE: frozenset[type] = frozenset({LlmProvider, EmbeddingProvider})
+NOT_CLOSABLE: frozenset[type] = frozenset({LlmProvider, EmbeddingProvider, Extractor})
 
 
 def port_protocols() -> list[type]:

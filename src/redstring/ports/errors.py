@@ -19,6 +19,7 @@ __all__ = [
     "ConcurrencyConflictError",
     "DimensionMismatchError",
     "EmptyCompletionError",
+    "ExtractionError",
     "InvalidArgumentError",
     "LlmProviderError",
     "MalformedCompletionError",
@@ -83,3 +84,8 @@ class RateLimitedError(LlmProviderError):
 
 class CircuitOpenError(LlmProviderError):
     """Too many recent transient failures: calls fail fast until the cool-down has passed."""
+
+
+class ExtractionError(RedstringError):
+    """An extractor failed on a passage for a reason other than a model call (which raises an
+    :class:`LlmProviderError`); ingest with ``skip_failed_chunks`` records it and carries on."""

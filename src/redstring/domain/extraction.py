@@ -1,0 +1,42 @@
+"""What an extractor returns for one passage: entity mentions and the relationships between them.
+
+This is the shape both extractors fill (``LlmExtractor`` from a model's structured output, the
+offline ``SpacyExtractor`` from a parse) and the shape recorded in the event log, so that a
+re-ingest or a rebuild never asks the extractor again. Relationships name their endpoints by
+the ``name`` of an entity mention of the same extraction.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from redstring.domain.models import Text, TypeName
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ExtractedEntity(_Model):
+    """An entity mentioned in the passage, as the extractor named and typed it."""
+
+    name: Text
+    type: TypeName
+    description: str | None = None
+    attributes: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class ExtractedRelationship(_Model):
+    """A typed, directed relationship between two mentions, named by their ``name``."""
+
+    subject: Text
+    type: TypeName
+    object: Text
+    description: str | None = None
+
+
+class Extraction(_Model):
+    """Everything one extractor call found in one passage (possibly nothing)."""
+
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    relationships: list[ExtractedRelationship] = Field(default_factory=list)

@@ -1,0 +1,192 @@
+"""The caller's schema: which entity and relationship types a graph may hold.
+
+A :class:`Schema` is what ``KnowledgeGraph.ingest`` extracts to and what it enforces: an
+entity whose type is not declared, or a relationship whose type or endpoint types break the
+declared patterns, is dropped and counted, never stored. Build one in Python or from a
+mapping (``Schema.model_validate``; ``redstring.composition.load_schema`` reads JSON or YAML
+files).
+
+Extraction hints live beside the types they describe, so one file configures both an LLM
+extractor (names and descriptions) and the offline extractor (``ner_labels``, ``triggers``).
+The schema's :attr:`~Schema.fingerprint` is part of the extraction identity: changing the
+schema re-extracts, nothing else does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from redstring.domain.models import TypeName
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EntityTypeSpec(_Spec):
+    """One entity type: its name, what it means, and the attributes an extractor may fill.
+
+    ``attributes`` maps an attribute name to its description. ``ner_labels`` are the named-
+    entity labels (spaCy's, e.g. ``PERSON``) an offline extractor maps to this type; empty
+    means the defaults for well-known type names. ``noun_chunks`` asks the offline extractor
+    to propose noun phrases as candidates of this type when no recogniser label fits.
+    """
+
+    name: TypeName
+    description: str = ""
+    attributes: dict[str, str] = Field(default_factory=dict)
+    ner_labels: tuple[str, ...] = ()
+    noun_chunks: bool = False
+
+
+class RelationshipTypeSpec(_Spec):
+    """One relationship type and the entity types it may join.
+
+    Empty ``subject_types``/``object_types`` allow any declared entity type on that side.
+    ``triggers`` are verb lemmas or short lemma phrases ("work for", "join") that express the
+    relationship with the subject first; ``inverse_triggers`` express it with the object first
+    ("hire", "employ" for ``WORKS_FOR``). Both guide the offline extractor only.
+    """
+
+    name: TypeName
+    description: str = ""
+    subject_types: tuple[TypeName, ...] = ()
+    object_types: tuple[TypeName, ...] = ()
+    triggers: tuple[str, ...] = ()
+    inverse_triggers: tuple[str, ...] = ()
+
+
+class Schema(_Spec):
+    """Entity and relationship types; names are unique within each list.
+
+    Raises ``ValueError`` (pydantic's ``ValidationError``) for a duplicate name or a
+    relationship naming an entity type the schema does not declare.
+    """
+
+    entity_types: tuple[EntityTypeSpec, ...] = Field(min_length=1)
+    relationship_types: tuple[RelationshipTypeSpec, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        names = [spec.name for spec in self.entity_types]
+        _refuse_duplicates("entity type", names)
+        _refuse_duplicates("relationship type", [spec.name for spec in self.relationship_types])
+        declared = set(names)
+        for spec in self.relationship_types:
+            unknown = sorted(set(spec.subject_types + spec.object_types) - declared)
+            if unknown:
+                raise ValueError(
+                    f"relationship type {spec.name!r} names undeclared entity type(s) "
+                    f"{unknown}; declared entity types are {sorted(declared)}"
+                )
+        return self
+
+    @property
+    def fingerprint(self) -> str:
+        """A stable hash of the whole schema: equal schemas have equal fingerprints."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=True)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def entity_type(self, name: str) -> EntityTypeSpec | None:
+        """The declared entity type ``name``, or ``None``."""
+        return next((spec for spec in self.entity_types if spec.name == name), None)
+
+    def relationship_type(self, name: str) -> RelationshipTypeSpec | None:
+        """The declared relationship type ``name``, or ``None``."""
+        return next((spec for spec in self.relationship_types if spec.name == name), None)
+
+    def allows(self, relationship_type: str, subject_type: str, object_type: str) -> bool:
+        """True when the schema declares ``relationship_type`` between these entity types."""
+        spec = self.relationship_type(relationship_type)
+        if spec is None:
+            return False
+        return (not spec.subject_types or subject_type in spec.subject_types) and (
+            not spec.object_types or object_type in spec.object_types
+        )
+
+
+def _refuse_duplicates(kind: str, names: list[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{kind} {name!r} is declared twice; names must be unique")
+        seen.add(name)
+
+
+DEFAULT_SCHEMA = Schema(
+    entity_types=(
+        EntityTypeSpec(name="Person", description="A named human being."),
+        EntityTypeSpec(
+            name="Organization",
+            description="A company, institution, agency, team or other organised group.",
+        ),
+        EntityTypeSpec(name="Location", description="A place: a city, country, region, site."),
+        EntityTypeSpec(name="Product", description="A named product, system or service."),
+        EntityTypeSpec(name="Event", description="A named event: a meeting, launch, incident."),
+        EntityTypeSpec(name="Work", description="A named document, book, report or artwork."),
+    ),
+    relationship_types=(
+        RelationshipTypeSpec(
+            name="WORKS_FOR",
+            description="The person is employed by or works for the organisation.",
+            subject_types=("Person",),
+            object_types=("Organization",),
+            triggers=("work", "join", "serve"),
+            inverse_triggers=("hire", "employ", "recruit", "appoint"),
+        ),
+        RelationshipTypeSpec(
+            name="FOUNDED",
+            description="The person or organisation founded the organisation.",
+            subject_types=("Person", "Organization"),
+            object_types=("Organization",),
+            triggers=("found", "establish", "start", "create", "launch", "co-found", "cofound"),
+        ),
+        RelationshipTypeSpec(
+            name="LOCATED_IN",
+            description="The organisation, event or place is located in the place.",
+            subject_types=("Organization", "Event", "Location"),
+            object_types=("Location",),
+            triggers=("base", "headquarter", "locate", "hold", "situate"),
+        ),
+        RelationshipTypeSpec(
+            name="LIVES_IN",
+            description="The person lives in the place.",
+            subject_types=("Person",),
+            object_types=("Location",),
+            triggers=("live", "reside", "move", "settle", "relocate"),
+        ),
+        RelationshipTypeSpec(
+            name="PRODUCES",
+            description="The organisation makes or sells the product.",
+            subject_types=("Organization",),
+            object_types=("Product",),
+            triggers=("make", "produce", "manufacture", "sell", "release", "develop", "build"),
+        ),
+        RelationshipTypeSpec(
+            name="ACQUIRED",
+            description="The organisation acquired the other organisation.",
+            subject_types=("Organization",),
+            object_types=("Organization",),
+            triggers=("acquire", "buy", "purchase", "take over"),
+        ),
+        RelationshipTypeSpec(
+            name="PARTICIPATED_IN",
+            description="The person or organisation took part in the event.",
+            subject_types=("Person", "Organization"),
+            object_types=("Event",),
+            triggers=("attend", "participate", "speak", "present", "organise", "organize"),
+        ),
+        RelationshipTypeSpec(
+            name="AUTHORED",
+            description="The person wrote the work.",
+            subject_types=("Person",),
+            object_types=("Work",),
+            triggers=("write", "author", "publish", "co-author"),
+        ),
+    ),
+)
+"""The schema used when a caller states none: people, organisations, places and their links."""

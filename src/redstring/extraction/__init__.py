@@ -1,0 +1,1 @@
+"""Extractors: the LLM extractor over any LlmProvider, and offline adapters."""
