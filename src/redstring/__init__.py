@@ -7,6 +7,8 @@ submodule is internal unless that submodule documents otherwise (``redstring.tes
 
 from __future__ import annotations
 
+from redstring.composition.knowledge_graph import KnowledgeGraph
+from redstring.composition.schema_files import InvalidSchemaError, load_schema
 from redstring.domain.blocking import blocking_keys, normalise_name
 from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, bm25, tokenize
 from redstring.domain.chunking import chunk_text
@@ -19,6 +21,7 @@ from redstring.domain.errors import (
     ZeroVectorError,
 )
 from redstring.domain.events import NewEvent, StoredEvent
+from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.ids import (
     ChunkId,
     EntityId,
@@ -33,7 +36,26 @@ from redstring.domain.ids import (
     tenant_id,
 )
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
+from redstring.domain.records import EntityRecord, RelationshipRecord
+from redstring.domain.schema import DEFAULT_SCHEMA, EntityTypeSpec, RelationshipTypeSpec, Schema
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_score
+from redstring.ingest.records import InvalidRecordError
+from redstring.ingest.reports import (
+    DeleteReport,
+    FailedChunk,
+    GraphSnapshot,
+    GraphStats,
+    ImportReport,
+    IngestReport,
+    SnapshotEntity,
+    SourceInfo,
+)
+from redstring.ingest.service import (
+    DocumentTooLargeError,
+    ExtractorNotConfiguredError,
+    IngestSettings,
+    WriteConflictError,
+)
 from redstring.ports.cache import Cache
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -41,6 +63,7 @@ from redstring.ports.errors import (
     CircuitOpenError,
     ConcurrencyConflictError,
     EmptyCompletionError,
+    ExtractionError,
     LlmProviderError,
     MalformedCompletionError,
     MissingEntityError,
@@ -49,6 +72,7 @@ from redstring.ports.errors import (
     TransientLlmError,
 )
 from redstring.ports.event_log import EventLog
+from redstring.ports.extractor import Extractor
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.llm_provider import LlmProvider
 from redstring.ports.vector_store import VectorStore
@@ -56,6 +80,7 @@ from redstring.ports.vector_store import VectorStore
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_SCHEMA",
     "Alias",
     "Cache",
     "Chunk",
@@ -63,16 +88,35 @@ __all__ = [
     "ChunkStore",
     "CircuitOpenError",
     "ConcurrencyConflictError",
+    "DeleteReport",
     "DimensionMismatchError",
+    "DocumentTooLargeError",
     "EmbeddingProvider",
     "EmptyCompletionError",
     "EmptyTextError",
     "Entity",
     "EntityId",
+    "EntityRecord",
+    "EntityTypeSpec",
     "EventId",
     "EventLog",
+    "ExtractedEntity",
+    "ExtractedRelationship",
+    "Extraction",
+    "ExtractionError",
+    "Extractor",
+    "ExtractorNotConfiguredError",
+    "FailedChunk",
+    "GraphSnapshot",
+    "GraphStats",
     "GraphStore",
+    "ImportReport",
+    "IngestReport",
+    "IngestSettings",
     "InvalidArgumentError",
+    "InvalidRecordError",
+    "InvalidSchemaError",
+    "KnowledgeGraph",
     "LexicalCandidate",
     "LexicalCandidates",
     "LlmProvider",
@@ -87,7 +131,12 @@ __all__ = [
     "RefusedCompletionError",
     "Relationship",
     "RelationshipId",
+    "RelationshipRecord",
+    "RelationshipTypeSpec",
+    "Schema",
+    "SnapshotEntity",
     "SourceId",
+    "SourceInfo",
     "StoredChunk",
     "StoredEvent",
     "TenantId",
@@ -95,6 +144,7 @@ __all__ = [
     "VectorMatch",
     "VectorRecord",
     "VectorStore",
+    "WriteConflictError",
     "ZeroVectorError",
     "__version__",
     "blocking_keys",
@@ -102,6 +152,7 @@ __all__ = [
     "chunk_id",
     "chunk_text",
     "cosine_score",
+    "load_schema",
     "new_entity_id",
     "new_event_id",
     "new_relationship_id",

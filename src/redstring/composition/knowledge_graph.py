@@ -1,0 +1,360 @@
+"""``KnowledgeGraph``: the one object a caller uses, built from ports.
+
+Every method is tenant-scoped: the tenant is the first argument (a ``TenantId`` or a plain
+string validated by :func:`~redstring.domain.ids.tenant_id`), and nothing one tenant does is
+visible to another. The event log is the source of truth; the graph, vector and passage stores
+are projections of it, which :meth:`KnowledgeGraph.rebuild` can replay from scratch.
+
+Build one over ports you own (``KnowledgeGraph(graph=..., ...)``: ``close`` leaves them open),
+or let :meth:`KnowledgeGraph.in_memory` / :meth:`KnowledgeGraph.on_postgres` build the stores
+(``close``, or leaving ``async with``, then releases them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self
+
+from pydantic import JsonValue
+
+from redstring.domain.history import TenantHistory
+from redstring.domain.ids import SourceId, TenantId, source_id, tenant_id
+from redstring.domain.schema import DEFAULT_SCHEMA, Schema
+from redstring.ingest.records import parse_jsonl, split_and_check
+from redstring.ingest.reports import (
+    DeleteReport,
+    GraphSnapshot,
+    GraphStats,
+    ImportReport,
+    IngestReport,
+    SnapshotEntity,
+    SourceInfo,
+)
+from redstring.ingest.resolution import ExactNameResolver, Resolver
+from redstring.ingest.service import GraphWriter, IngestSettings
+from redstring.ports.cache import Cache
+from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
+from redstring.ports.extractor import Extractor
+from redstring.ports.graph_store import GraphStore
+from redstring.ports.vector_store import VectorStore
+from redstring.projections.projector import Projector
+
+if TYPE_CHECKING:
+    import asyncpg
+
+
+def _tenant(value: str) -> TenantId:
+    return tenant_id(value)
+
+
+class KnowledgeGraph:
+    """Documents in, a multi-tenant knowledge graph out, built from ports."""
+
+    def __init__(
+        self,
+        *,
+        graph: GraphStore,
+        vectors: VectorStore,
+        chunks: ChunkStore,
+        events: EventLog,
+        embeddings: EmbeddingProvider,
+        extractor: Extractor | None = None,
+        cache: Cache | None = None,
+        schema: Schema = DEFAULT_SCHEMA,
+        settings: IngestSettings | None = None,
+        resolver: Resolver | None = None,
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.chunks = chunks
+        self.events = events
+        self.embeddings = embeddings
+        self.extractor = extractor
+        self.cache = cache
+        self.schema = schema
+        self.settings = settings or IngestSettings()
+        self.resolver: Resolver = resolver or ExactNameResolver()
+        self._projector = Projector(
+            graph=graph, vectors=vectors, chunks=chunks, events=events, embeddings=embeddings
+        )
+        self._writer = GraphWriter(
+            graph=graph,
+            vectors=vectors,
+            chunks=chunks,
+            events=events,
+            projector=self._projector,
+            resolver=self.resolver,
+            extractor=extractor,
+            settings=self.settings,
+        )
+        self._release: list[Callable[[], Awaitable[None]]] = []
+        self._closed = False
+
+    # -- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def in_memory(
+        cls,
+        *,
+        embeddings: EmbeddingProvider | None = None,
+        extractor: Extractor | None = None,
+        cache: Cache | None = None,
+        schema: Schema = DEFAULT_SCHEMA,
+        settings: IngestSettings | None = None,
+        resolver: Resolver | None = None,
+    ) -> KnowledgeGraph:
+        """A graph held in this process's memory (lost when the process ends).
+
+        Without ``embeddings`` it uses the bundled offline model
+        (``LocalStaticEmbeddingProvider.bundled()``, the ``embeddings`` extra).
+        """
+        from redstring.chunks.adapters.memory import InMemoryChunkStore
+        from redstring.eventlog.adapters.memory import InMemoryEventLog
+        from redstring.graph.adapters.memory import InMemoryGraphStore
+        from redstring.vector.adapters.memory import InMemoryVectorStore
+
+        provider = embeddings or _bundled_embeddings()
+        return cls(
+            graph=InMemoryGraphStore(),
+            vectors=InMemoryVectorStore(dimension=provider.dimension),
+            chunks=InMemoryChunkStore(),
+            events=InMemoryEventLog(),
+            embeddings=provider,
+            extractor=extractor,
+            cache=cache,
+            schema=schema,
+            settings=settings,
+            resolver=resolver,
+        )
+
+    @classmethod
+    async def on_postgres(
+        cls,
+        dsn_or_pool: str | asyncpg.Pool,
+        *,
+        embeddings: EmbeddingProvider | None = None,
+        extractor: Extractor | None = None,
+        cache: Cache | None = None,
+        schema: Schema = DEFAULT_SCHEMA,
+        settings: IngestSettings | None = None,
+        resolver: Resolver | None = None,
+        prefix: str = "redstring_",
+        max_connections: int = 10,
+    ) -> KnowledgeGraph:
+        """All four PostgreSQL stores in one database, their schema ensured.
+
+        Given a DSN, the graph owns a new pool and closes it; given a pool, it leaves the pool
+        open. The vector table's dimension is the embedding provider's.
+        """
+        import asyncpg
+
+        from redstring.chunks.adapters.postgres import PostgresChunkStore
+        from redstring.eventlog.adapters.postgres import PostgresEventLog
+        from redstring.graph.adapters.postgres import PostgresGraphStore
+        from redstring.vector.adapters.pgvector import PgVectorStore
+
+        provider = embeddings or _bundled_embeddings()
+        owns = isinstance(dsn_or_pool, str)
+        pool: Any = (
+            await asyncpg.create_pool(dsn_or_pool, min_size=1, max_size=max_connections)
+            if isinstance(dsn_or_pool, str)
+            else dsn_or_pool
+        )
+        try:
+            graph = PostgresGraphStore(pool, prefix=prefix)
+            vectors = PgVectorStore(pool, dimension=provider.dimension, prefix=prefix)
+            chunks = PostgresChunkStore(pool, prefix=prefix)
+            events = PostgresEventLog(pool, prefix=prefix)
+            for store in (graph, vectors, chunks, events):
+                await store.ensure_schema()
+        except BaseException:
+            if owns:
+                await pool.close()
+            raise
+        built = cls(
+            graph=graph,
+            vectors=vectors,
+            chunks=chunks,
+            events=events,
+            embeddings=provider,
+            extractor=extractor,
+            cache=cache,
+            schema=schema,
+            settings=settings,
+            resolver=resolver,
+        )
+        if owns:
+            built._release.append(pool.close)
+        return built
+
+    # -- lifetime -------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Release what this object built (a pool it created); safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        for release in reversed(self._release):
+            await release()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def ingest(
+        self,
+        tenant: str,
+        source: str,
+        text: str,
+        *,
+        schema: Schema | None = None,
+        metadata: Mapping[str, JsonValue] | None = None,
+    ) -> IngestReport:
+        """Make ``source`` hold ``text``: chunk, extract new passages, resolve, record, project.
+
+        Unchanged text is a no-op (``report.unchanged``); changed text re-extracts only the
+        passages whose text changed and replaces the source atomically. Raises
+        ``ExtractorNotConfiguredError`` without an extractor, ``EmptyTextError`` for blank
+        text, ``DocumentTooLargeError`` past ``settings.max_document_chars`` and
+        ``InvalidArgumentError`` for NUL characters or lone surrogates; nothing is written then.
+        """
+        return await self._writer.ingest(
+            _tenant(tenant),
+            source_id(source),
+            text,
+            schema=schema or self.schema,
+            metadata=metadata,
+        )
+
+    async def import_records(
+        self, tenant: str, records: Iterable[object], *, schema: Schema | None = None
+    ) -> ImportReport:
+        """Resolve and record already-extracted entities and relationships (no model call).
+
+        ``records`` are ``EntityRecord``/``RelationshipRecord`` objects or mappings of the JSON
+        Lines format (``docs/how-to/import-records.md``). The batch is validated whole first:
+        a malformed record raises ``InvalidRecordError`` naming it and its field, and nothing
+        is written.
+        """
+        entities, relationships = split_and_check(enumerate(records, start=1))
+        return await self._writer.import_records(
+            _tenant(tenant), entities, relationships, schema or self.schema
+        )
+
+    async def import_jsonl(
+        self, tenant: str, lines: Iterable[str], *, schema: Schema | None = None
+    ) -> ImportReport:
+        """:meth:`import_records` over JSON Lines; errors name the line number and field."""
+        entities, relationships = split_and_check(parse_jsonl(lines))
+        return await self._writer.import_records(
+            _tenant(tenant), entities, relationships, schema or self.schema
+        )
+
+    async def delete_source(self, tenant: str, source: str) -> DeleteReport:
+        """Remove the source's passages and every entity and relationship only it supported.
+
+        Shared entities keep their other evidence. Deleting an unknown source reports
+        ``existed=False`` and changes nothing.
+        """
+        return await self._writer.delete_source(_tenant(tenant), source_id(source))
+
+    async def delete_tenant(self, tenant: str) -> None:
+        """Erase the tenant: every store's rows, its checkpoints and its event log."""
+        await self._writer.delete_tenant(_tenant(tenant))
+
+    async def rebuild(self, tenant: str) -> int:
+        """Empty the tenant's projections and replay its log; returns the events replayed.
+
+        Calls no model: extraction results are in the log.
+        """
+        return await self._writer.rebuild(_tenant(tenant))
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def history(self, tenant: str) -> TenantHistory:
+        """The tenant's folded history, up to date (read-only by convention)."""
+        return await self._writer.sync(_tenant(tenant))
+
+    async def sources(self, tenant: str) -> list[SourceInfo]:
+        """Every source of the tenant (ingested documents and import sources), by id."""
+        history = await self.history(tenant)
+        return [
+            SourceInfo(
+                source_id=known.source_id,
+                chunks=len(known.chunk_ids),
+                metadata=dict(known.metadata),
+            )
+            for known in sorted(history.sources.values(), key=lambda item: item.source_id)
+        ]
+
+    async def stats(self, tenant: str) -> GraphStats:
+        """Counts over the tenant's graph."""
+        history = await self.history(tenant)
+        by_type: dict[str, int] = {}
+        for known in history.entities.values():
+            by_type[known.entity.type] = by_type.get(known.entity.type, 0) + 1
+        by_relationship: dict[str, int] = {}
+        for edge in history.relationships.values():
+            kind = edge.relationship.type
+            by_relationship[kind] = by_relationship.get(kind, 0) + 1
+        return GraphStats(
+            sources=len(history.sources),
+            chunks=sum(len(known.chunk_ids) for known in history.sources.values()),
+            entities=len(history.entities),
+            entities_by_type=dict(sorted(by_type.items())),
+            relationships=len(history.relationships),
+            relationships_by_type=dict(sorted(by_relationship.items())),
+            aliases=len(history.aliases),
+            events=history.events,
+        )
+
+    async def export(self, tenant: str) -> GraphSnapshot:
+        """The tenant's whole graph, deterministically ordered and JSON-serialisable."""
+        key = _tenant(tenant)
+        history = await self.history(tenant)
+        entities = []
+        for entity_id in sorted(history.entities, key=str):
+            known = history.entities[entity_id]
+            entities.append(
+                SnapshotEntity(
+                    entity=known.entity.model_copy(deep=True),
+                    aliases=history.aliases_of(entity_id),
+                    sources=sorted({SourceId(item.source_id) for item in known.evidence}),
+                    import_refs=sorted(
+                        {f"{item.source_id}:{item.ref}" for item in known.evidence if item.ref}
+                    ),
+                )
+            )
+        relationships = [
+            history.relationships[relationship_id].relationship.model_copy(deep=True)
+            for relationship_id in sorted(history.relationships, key=str)
+        ]
+        passages = []
+        for source in sorted(history.sources):
+            passages.extend(await self.chunks.get_by_source(key, source))
+        return GraphSnapshot(
+            tenant_id=key, entities=entities, relationships=relationships, passages=passages
+        )
+
+
+def _bundled_embeddings() -> EmbeddingProvider:
+    try:
+        from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+    except ImportError as error:  # pragma: no cover - depends on the installed extras
+        raise ImportError(
+            "the default embedding model needs the 'embeddings' extra (pip install "
+            "'redstring[embeddings]'), or pass embeddings=<an EmbeddingProvider>"
+        ) from error
+    return LocalStaticEmbeddingProvider.bundled()

@@ -1,0 +1,682 @@
+"""The write side of a knowledge graph: ingest, import, delete and rebuild, on the ports alone.
+
+Every write follows one protocol per tenant. Extraction runs first, outside it, and records
+each passage's result in the log (stream ``extraction:<chunk_id>``), so nothing a model said
+is ever asked twice. Then, in a loop: read the graph stream's version, bring the projections
+and the folded history up to the log's end, plan the events against that state, and append
+them with ``expected_version``. A concurrent writer makes the append fail with
+:class:`ConcurrencyConflictError`; the loop re-reads and plans again, so two processes writing
+one tenant end where one process doing the same writes in sequence would. Event ids are
+derived from their slot and content, so re-appending after a crash is a no-op.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from pydantic import JsonValue
+
+from redstring.domain.chunking import chunk_text
+from redstring.domain.chunks import Chunk, StoredChunk
+from redstring.domain.errors import EmptyTextError, InvalidArgumentError, RedstringError
+from redstring.domain.events import StoredEvent
+from redstring.domain.extraction import Extraction
+from redstring.domain.graph_events import (
+    EXTRACTION_STREAM_PREFIX,
+    GRAPH_STREAM,
+    ChunkExtracted,
+    ChunkExtractionFailed,
+    Evidence,
+    GraphEvent,
+    PossibleMatchRecorded,
+    RecordsImported,
+    SourceDeleted,
+    SourceIngested,
+    Support,
+    TenantDeleted,
+    decode,
+    derived_id,
+    encode,
+    encode_batch,
+)
+from redstring.domain.history import TenantHistory
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.records import EntityRecord, RelationshipRecord
+from redstring.domain.schema import Schema
+from redstring.ingest.changes import ChangeSet
+from redstring.ingest.reports import DeleteReport, FailedChunk, ImportReport, IngestReport
+from redstring.ingest.resolution import Decision, Mention, Resolver
+from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.errors import ConcurrencyConflictError, ExtractionError, LlmProviderError
+from redstring.ports.event_log import EventLog
+from redstring.ports.extractor import Extractor
+from redstring.ports.graph_store import GraphStore
+from redstring.ports.vector_store import VectorStore
+from redstring.projections.projector import Projector
+
+T = TypeVar("T")
+
+
+class ExtractorNotConfiguredError(RedstringError):
+    """``ingest`` needs an extractor and none was given."""
+
+
+class DocumentTooLargeError(InvalidArgumentError):
+    """A document is larger than ``IngestSettings.max_document_chars``."""
+
+
+class WriteConflictError(RedstringError):
+    """Other writers kept winning the race for a tenant; the write was not made."""
+
+
+@dataclass(frozen=True)
+class IngestSettings:
+    """How ingestion cuts, extracts and retries; every field has a documented default.
+
+    ``chunk_chars``/``chunk_overlap`` size passages; ``extraction_concurrency`` bounds
+    extractor calls in flight; ``skip_failed_chunks`` records a failed passage and carries on
+    (off: the first failure raises and nothing of the source is written);
+    ``max_document_chars`` refuses larger texts with :class:`DocumentTooLargeError`;
+    ``max_write_attempts`` bounds retries when other writers keep winning a tenant.
+    """
+
+    chunk_chars: int = 1200
+    chunk_overlap: int = 150
+    extraction_concurrency: int = 16
+    skip_failed_chunks: bool = True
+    max_document_chars: int = 10_000_000
+    max_write_attempts: int = 50
+
+
+@dataclass
+class _Plan:
+    events: list[GraphEvent] = field(default_factory=list)
+
+
+def _content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_text(source: SourceId, text: str, limit: int) -> None:
+    """Refuse what cannot be ingested, naming the problem (nothing is written)."""
+    if not isinstance(text, str):
+        raise InvalidArgumentError(
+            f"text of source {source!r} must be str, got {type(text).__name__}; decode bytes "
+            "as UTF-8 first"
+        )
+    if not text.strip():
+        raise EmptyTextError(f"source {source!r} is blank: there is nothing to ingest")
+    if len(text) > limit:
+        raise DocumentTooLargeError(
+            f"source {source!r} has {len(text):,} characters, more than max_document_chars="
+            f"{limit:,}; split it or raise the limit in IngestSettings"
+        )
+    if "\x00" in text:
+        raise InvalidArgumentError(f"source {source!r} contains NUL characters; remove them")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidArgumentError(
+            f"source {source!r} is not valid Unicode text (a lone surrogate at character "
+            f"{error.start}); decode the file as UTF-8 with errors='replace'"
+        ) from None
+
+
+class GraphWriter:
+    """Ingests, imports, deletes and rebuilds tenants' graphs through the ports."""
+
+    def __init__(
+        self,
+        *,
+        graph: GraphStore,
+        vectors: VectorStore,
+        chunks: ChunkStore,
+        events: EventLog,
+        projector: Projector,
+        resolver: Resolver,
+        extractor: Extractor | None,
+        settings: IngestSettings,
+    ) -> None:
+        self._graph = graph
+        self._vectors = vectors
+        self._chunks = chunks
+        self._events = events
+        self._projector = projector
+        self._resolver = resolver
+        self._extractor = extractor
+        self._settings = settings
+        self._histories: dict[TenantId, TenantHistory] = {}
+        self._locks: dict[TenantId, asyncio.Lock] = {}
+
+    # -- reading state ------------------------------------------------------------------
+
+    async def sync(self, tenant: TenantId) -> TenantHistory:
+        """Bring the projections and the folded history up to the end of the tenant's log."""
+        history = self._histories.setdefault(tenant, TenantHistory())
+
+        def fold(page: Sequence[StoredEvent]) -> None:
+            history.apply_all(page)
+
+        await self._projector.catch_up(tenant, after=history.position, observer=fold)
+        if history.deleted:
+            await self._finish_erasure(tenant)
+            return await self.sync(tenant)
+        return history
+
+    # -- the write protocol -------------------------------------------------------------
+
+    async def _write(
+        self,
+        tenant: TenantId,
+        plan: Callable[[TenantHistory], Awaitable[tuple[list[GraphEvent], T]]],
+    ) -> T:
+        lock = self._locks.setdefault(tenant, asyncio.Lock())
+        async with lock:
+            for attempt in range(self._settings.max_write_attempts):
+                version = await self._events.stream_version(tenant, GRAPH_STREAM)
+                history = await self.sync(tenant)
+                events, result = await plan(history)
+                if not events:
+                    return result
+                batch = encode_batch(tenant, GRAPH_STREAM, version + 1, events)
+                try:
+                    await self._events.append(tenant, GRAPH_STREAM, batch, expected_version=version)
+                except ConcurrencyConflictError:
+                    await asyncio.sleep(random.uniform(0, 0.005 * (attempt + 1)))
+                    continue
+                await self.sync(tenant)
+                return result
+        raise WriteConflictError(
+            f"tenant {tenant!r}: {self._settings.max_write_attempts} attempts lost the race to "
+            "other writers; retry later"
+        )
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    async def ingest(
+        self,
+        tenant: TenantId,
+        source: SourceId,
+        text: str,
+        *,
+        schema: Schema,
+        metadata: Mapping[str, JsonValue] | None = None,
+    ) -> IngestReport:
+        """Make ``source`` hold ``text``: extract new passages, resolve, record, project."""
+        extractor = self._extractor
+        if extractor is None:
+            raise ExtractorNotConfiguredError(
+                "ingest needs an extractor: build the KnowledgeGraph with "
+                "extractor=SpacyExtractor() (offline, the 'nlp' extra) or "
+                "extractor=LlmExtractor(provider) (an LLM server), or use import_records for "
+                "already-extracted data"
+            )
+        check_text(source, text, self._settings.max_document_chars)
+        meta = dict(metadata or {})
+        content_hash = _content_hash(text)
+        chunks = chunk_text(
+            source,
+            text,
+            max_chars=self._settings.chunk_chars,
+            overlap_chars=self._settings.chunk_overlap,
+        )
+        history = await self.sync(tenant)
+        known = history.sources.get(source)
+        if (
+            known is not None
+            and known.content_hash == content_hash
+            and not known.failed_chunk_ids
+            and known.metadata == meta
+        ):
+            return IngestReport(source_id=source, unchanged=True, chunks=len(chunks))
+        previous = set(known.chunk_ids) if known else set()
+        retry = set(known.failed_chunk_ids) if known else set()
+        needed = [chunk for chunk in chunks if chunk.id not in previous or chunk.id in retry]
+        identity = f"{extractor.model}|{schema.fingerprint}"
+        results, calls, reused = await self._extract(tenant, extractor, needed, schema, identity)
+        report = IngestReport(
+            source_id=source,
+            chunks=len(chunks),
+            chunks_new=len(needed),
+            model_calls=calls,
+            extractions_reused=reused,
+            model=extractor.model,
+        )
+
+        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], IngestReport]:
+            return await self._plan_source(
+                tenant, history, source, chunks, results, schema, meta, content_hash, report
+            )
+
+        return await self._write(tenant, plan)
+
+    async def _extract(
+        self,
+        tenant: TenantId,
+        extractor: Extractor,
+        chunks: Sequence[Chunk],
+        schema: Schema,
+        identity: str,
+    ) -> tuple[dict[ChunkId, Extraction | FailedChunk], int, int]:
+        semaphore = asyncio.Semaphore(max(1, self._settings.extraction_concurrency))
+        results: dict[ChunkId, Extraction | FailedChunk] = {}
+        counts = {"calls": 0, "reused": 0}
+
+        async def one(chunk: Chunk) -> None:
+            stream = EXTRACTION_STREAM_PREFIX + chunk.id
+            recorded = await self._events.read_stream(tenant, stream)
+            for stored in reversed(recorded):
+                event = decode(stored)
+                if isinstance(event, ChunkExtracted) and event.identity == identity:
+                    results[chunk.id] = event.extraction
+                    counts["reused"] += 1
+                    return
+            async with semaphore:
+                counts["calls"] += 1
+                try:
+                    extraction = await extractor.extract(chunk.text, schema)
+                except (LlmProviderError, ExtractionError) as error:
+                    if not self._settings.skip_failed_chunks:
+                        raise
+                    failure = ChunkExtractionFailed(
+                        chunk_id=chunk.id,
+                        identity=identity,
+                        model=extractor.model,
+                        error_type=type(error).__name__,
+                        message=str(error)[:2000],
+                    )
+                    slot = f"{stream}#{len(recorded) + 1}"
+                    await self._events.append(tenant, stream, [encode(tenant, slot, failure)])
+                    results[chunk.id] = FailedChunk(
+                        chunk_id=chunk.id,
+                        chunk_index=chunk.chunk_index,
+                        error_type=failure.error_type,
+                        message=failure.message,
+                    )
+                    return
+            success = ChunkExtracted(
+                chunk_id=chunk.id, identity=identity, model=extractor.model, extraction=extraction
+            )
+            stored_events = await self._events.append(
+                tenant, stream, [encode(tenant, f"{stream}#{identity}", success)]
+            )
+            # A concurrent writer may have recorded its own answer first: the log's wins.
+            winner = decode(stored_events[0])
+            results[chunk.id] = (
+                winner.extraction if isinstance(winner, ChunkExtracted) else extraction
+            )
+
+        async with asyncio.TaskGroup() as group:
+            for chunk in chunks:
+                group.create_task(one(chunk))
+        return results, counts["calls"], counts["reused"]
+
+    async def _plan_source(
+        self,
+        tenant: TenantId,
+        history: TenantHistory,
+        source: SourceId,
+        chunks: Sequence[Chunk],
+        results: Mapping[ChunkId, Extraction | FailedChunk],
+        schema: Schema,
+        metadata: dict[str, JsonValue],
+        content_hash: str,
+        base: IngestReport,
+    ) -> tuple[list[GraphEvent], IngestReport]:
+        report = base.model_copy(deep=True)
+        known = history.sources.get(source)
+        if (
+            known is not None
+            and known.content_hash == content_hash
+            and not known.failed_chunk_ids
+            and known.metadata == metadata
+        ):
+            return [], IngestReport(source_id=source, unchanged=True, chunks=len(chunks))
+        current_ids = {chunk.id for chunk in chunks}
+        previous_ids = list(known.chunk_ids) if known else []
+        removed = [chunk_id for chunk_id in previous_ids if chunk_id not in current_ids]
+        report.chunks_removed = len(removed)
+        changes = ChangeSet(history)
+        changes.remove_chunks(source, removed)
+        # Passages whose extraction is (re)done now lose what they said before, if anything.
+        changes.remove_chunks(source, [c for c in results if c in set(previous_ids)])
+        stored_before = {
+            chunk.id: chunk for chunk in await self._chunks.get_by_source(tenant, source)
+        }
+        dropped: dict[str, int] = {}
+        mentions: list[Mention] = []
+        mention_chunk: list[int] = []
+        statements: list[tuple[int, str, str, str, str | None]] = []
+        failed: list[FailedChunk] = []
+        for position, chunk in enumerate(chunks):
+            result = results.get(chunk.id)
+            if isinstance(result, FailedChunk):
+                failed.append(result)
+                continue
+            if result is None:
+                continue
+            for key, count in _extraction_drops(result).items():
+                dropped[key] = dropped.get(key, 0) + count
+            for entity in result.entities:
+                if schema.entity_type(entity.type) is None:
+                    dropped["unknown_entity_type"] = dropped.get("unknown_entity_type", 0) + 1
+                    continue
+                mentions.append(
+                    Mention(
+                        type=entity.type,
+                        name=entity.name,
+                        attributes=dict(entity.attributes),
+                        description=entity.description,
+                        source_id=source,
+                        chunk_id=chunk.id,
+                    )
+                )
+                mention_chunk.append(position)
+            for statement in result.relationships:
+                statements.append(
+                    (
+                        position,
+                        statement.subject,
+                        statement.type,
+                        statement.object,
+                        statement.description,
+                    )
+                )
+        decisions = await self._resolver.resolve(self._graph, tenant, mentions)
+        entity_of = self._apply_decisions(tenant, changes, mentions, decisions, base.model, report)
+        by_chunk_name: dict[tuple[int, str], EntityId] = {}
+        chunk_entities: dict[int, set[EntityId]] = {}
+        for index, mention in enumerate(mentions):
+            position = mention_chunk[index]
+            by_chunk_name.setdefault((position, _fold(mention.name)), entity_of[index])
+            chunk_entities.setdefault(position, set()).add(entity_of[index])
+        relationships = 0
+        for position, subject, relationship_type, obj, description in statements:
+            reason = _relationship_problem(schema, relationship_type)
+            subject_id = by_chunk_name.get((position, _fold(subject)))
+            object_id = by_chunk_name.get((position, _fold(obj)))
+            if reason is None and (subject_id is None or object_id is None):
+                reason = "dangling_relationship"
+            if reason is None and subject_id is not None and object_id is not None:
+                subject_type = changes.evidence_of(subject_id)[0].type
+                object_type = changes.evidence_of(object_id)[0].type
+                if not schema.allows(relationship_type, subject_type, object_type):
+                    reason = "relationship_pattern"
+            if reason is not None or subject_id is None or object_id is None:
+                key = reason or "dangling_relationship"
+                dropped[key] = dropped.get(key, 0) + 1
+                continue
+            changes.assert_relationship(
+                subject_id,
+                relationship_type,
+                object_id,
+                Support(
+                    source_id=source,
+                    chunk_id=chunks[position].id,
+                    description=description,
+                    model=base.model,
+                ),
+            )
+            relationships += 1
+        events = changes.events()
+        stored_chunks = []
+        for position, chunk in enumerate(chunks):
+            if chunk.id in results:
+                linked = tuple(sorted(chunk_entities.get(position, set()), key=str))
+            else:
+                before = stored_before.get(chunk.id)
+                linked = before.entity_ids if before is not None else ()
+            linked = tuple(e for e in linked if changes.is_live(e))
+            stored_chunks.append(
+                StoredChunk(**chunk.model_dump(), entity_ids=linked, metadata=dict(metadata))
+            )
+        events.append(
+            SourceIngested(
+                source_id=source,
+                content_hash=content_hash,
+                metadata=metadata,
+                chunks=stored_chunks,
+                removed_chunk_ids=removed,
+                failed_chunk_ids=[item.chunk_id for item in failed],
+            )
+        )
+        events.extend(_possible_matches(decisions, entity_of))
+        report.relationships = relationships
+        report.dropped = dict(sorted(dropped.items()))
+        report.failed_chunks = failed
+        return events, report
+
+    def _apply_decisions(
+        self,
+        tenant: TenantId,
+        changes: ChangeSet,
+        mentions: Sequence[Mention],
+        decisions: Sequence[Decision],
+        model: str | None,
+        report: IngestReport | ImportReport,
+    ) -> list[EntityId]:
+        """Add each mention's evidence to its entity; returns the entity of each mention."""
+        if len(decisions) != len(mentions):
+            raise RedstringError(
+                f"the resolver returned {len(decisions)} decisions for {len(mentions)} mentions"
+            )
+        group_ids: dict[int, EntityId] = {}
+        entity_of: list[EntityId] = []
+        created: set[EntityId] = set()
+        matched: set[EntityId] = set()
+        for decision in sorted(decisions, key=lambda d: d.mention_index):
+            mention = mentions[decision.mention_index]
+            if decision.entity_id is not None and changes.evidence_of(decision.entity_id):
+                entity_id = decision.entity_id
+                matched.add(entity_id)
+            elif decision.entity_id is not None:
+                entity_id = decision.entity_id  # in the store, losing its evidence now: keep it
+                matched.add(entity_id)
+            else:
+                if decision.group not in group_ids:
+                    first = mention
+                    group_ids[decision.group] = EntityId(
+                        derived_id(
+                            "entity",
+                            tenant,
+                            first.source_id,
+                            first.chunk_id or "",
+                            first.ref or "",
+                            first.type,
+                            first.name,
+                        )
+                    )
+                entity_id = group_ids[decision.group]
+                created.add(entity_id)
+            changes.add(
+                entity_id,
+                [
+                    Evidence(
+                        source_id=mention.source_id,
+                        chunk_id=mention.chunk_id,
+                        ref=mention.ref,
+                        name=mention.name,
+                        type=mention.type,
+                        description=mention.description,
+                        attributes=mention.attributes,
+                        model=model,
+                    )
+                ],
+            )
+            entity_of.append(entity_id)
+        report.entities_created = len(created)
+        report.entities_matched = len(matched - created)
+        return entity_of
+
+    # -- import ---------------------------------------------------------------------------
+
+    async def import_records(
+        self,
+        tenant: TenantId,
+        entities: Sequence[EntityRecord],
+        relationships: Sequence[RelationshipRecord],
+        schema: Schema,
+    ) -> ImportReport:
+        """Resolve and record already-extracted records (validated by the caller)."""
+
+        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], ImportReport]:
+            report = ImportReport(records=len(entities) + len(relationships))
+            dropped: dict[str, int] = {}
+            kept = [record for record in entities if schema.entity_type(record.type) is not None]
+            if len(kept) != len(entities):
+                dropped["unknown_entity_type"] = len(entities) - len(kept)
+            mentions = [
+                Mention(
+                    type=record.type,
+                    name=record.name,
+                    attributes=dict(record.attributes),
+                    description=record.description,
+                    source_id=SourceId(record.source),
+                    ref=record.ref,
+                )
+                for record in kept
+            ]
+            changes = ChangeSet(history)
+            decisions = await self._resolver.resolve(self._graph, tenant, mentions)
+            entity_of = self._apply_decisions(tenant, changes, mentions, decisions, None, report)
+            refs = {record.ref: entity_of[i] for i, record in enumerate(kept)}
+            count = 0
+            for record in relationships:
+                subject_id, object_id = refs.get(record.subject), refs.get(record.object)
+                reason = _relationship_problem(schema, record.type)
+                if reason is None and (subject_id is None or object_id is None):
+                    reason = "dangling_relationship"
+                if reason is None and subject_id is not None and object_id is not None:
+                    subject_type = changes.evidence_of(subject_id)[0].type
+                    object_type = changes.evidence_of(object_id)[0].type
+                    if not schema.allows(record.type, subject_type, object_type):
+                        reason = "relationship_pattern"
+                if reason is not None or subject_id is None or object_id is None:
+                    key = reason or "dangling_relationship"
+                    dropped[key] = dropped.get(key, 0) + 1
+                    continue
+                changes.assert_relationship(
+                    subject_id,
+                    record.type,
+                    object_id,
+                    Support(
+                        source_id=SourceId(record.source),
+                        ref=f"{record.subject}|{record.type}|{record.object}",
+                        attributes=dict(record.attributes),
+                    ),
+                )
+                count += 1
+            events = changes.events()
+            by_source: dict[SourceId, dict[str, EntityId]] = {}
+            for index, record in enumerate(kept):
+                by_source.setdefault(SourceId(record.source), {})[record.ref] = entity_of[index]
+            for source_id in sorted(by_source):
+                events.append(RecordsImported(source_id=source_id, refs=by_source[source_id]))
+            events.extend(_possible_matches(decisions, entity_of))
+            report.refs = refs
+            report.relationships = count
+            report.dropped = dict(sorted(dropped.items()))
+            return events, report
+
+        return await self._write(tenant, plan)
+
+    # -- deletion and rebuild -------------------------------------------------------------
+
+    async def delete_source(self, tenant: TenantId, source: SourceId) -> DeleteReport:
+        """Remove a source's passages and every fact only it supported."""
+
+        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], DeleteReport]:
+            known = history.sources.get(source)
+            if known is None:
+                return [], DeleteReport(source_id=source, existed=False)
+            changes = ChangeSet(history)
+            changes.remove_source(source)
+            events = changes.events()
+            events.append(SourceDeleted(source_id=source))
+            outcome = changes.outcome
+            return events, DeleteReport(
+                source_id=source,
+                existed=True,
+                chunks_removed=len(known.chunk_ids),
+                entities_removed=outcome.entities_retracted,
+                entities_updated=outcome.entities_updated,
+                relationships_removed=outcome.relationships_retracted,
+            )
+
+        return await self._write(tenant, plan)
+
+    async def delete_tenant(self, tenant: TenantId) -> None:
+        """Erase the tenant everywhere: projections, checkpoints and the log itself."""
+        lock = self._locks.setdefault(tenant, asyncio.Lock())
+        async with lock:
+            marker = encode(tenant, "tenant-deleted", TenantDeleted())
+            await self._events.append(tenant, GRAPH_STREAM, [marker])
+            await self._finish_erasure(tenant)
+
+    async def _finish_erasure(self, tenant: TenantId) -> None:
+        await self._graph.delete_by_tenant(tenant)
+        await self._vectors.delete_by_tenant(tenant)
+        await self._chunks.delete_by_tenant(tenant)
+        await self._events.delete_by_tenant(tenant)
+        self._histories.pop(tenant, None)
+
+    async def rebuild(self, tenant: TenantId) -> int:
+        """Empty the tenant's projections and replay its whole log; returns events applied."""
+        lock = self._locks.setdefault(tenant, asyncio.Lock())
+        async with lock:
+            await self._projector.reset(tenant)
+            self._histories.pop(tenant, None)
+            history = TenantHistory()
+
+            def fold(page: Sequence[StoredEvent]) -> None:
+                history.apply_all(page)
+
+            applied = await self._projector.catch_up(tenant, after=0, observer=fold)
+            self._histories[tenant] = history
+            return applied
+
+
+def _fold(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def _relationship_problem(schema: Schema, relationship_type: str) -> str | None:
+    if schema.relationship_type(relationship_type) is None:
+        return "unknown_relationship_type"
+    return None
+
+
+def _extraction_drops(extraction: Extraction) -> dict[str, int]:
+    dropped = getattr(extraction, "dropped", None)
+    if isinstance(dropped, dict):
+        return {str(key): int(value) for key, value in dropped.items()}
+    return {}
+
+
+def _possible_matches(
+    decisions: Sequence[Decision], entity_of: Sequence[EntityId]
+) -> list[GraphEvent]:
+    found: dict[tuple[str, str], PossibleMatchRecorded] = {}
+    for decision in decisions:
+        if decision.possible_match is None:
+            continue
+        entity_id = entity_of[decision.mention_index]
+        if entity_id == decision.possible_match:
+            continue
+        key = (str(entity_id), str(decision.possible_match))
+        found.setdefault(
+            key,
+            PossibleMatchRecorded(
+                entity_id=entity_id,
+                candidate_id=decision.possible_match,
+                score=decision.score,
+                rule=decision.rule,
+                explanation=decision.explanation,
+            ),
+        )
+    return [found[key] for key in sorted(found)]

@@ -1,0 +1,249 @@
+"""The projector: applies a tenant's events to the graph, vector and passage stores.
+
+Each tenant's progress is a checkpoint in the event log (``EventLog.checkpoint``), saved after
+each page of events has been written. A crash between the writes and the checkpoint re-applies
+that page, which changes nothing: events carry whole states and every store write is an
+idempotent upsert or delete. Re-applying an entity that has since become an alias, or an
+alias whose id was a live entity, is handled here so that replaying any suffix of the log is
+safe. ``rebuild`` empties the tenant's projections and replays its whole log; it must arrive at
+the state incremental projection reached (the property tests compare them).
+
+Consecutive entity writes and consecutive relationship writes are batched into one store
+call each, and every vector write of a page is embedded in one provider call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from redstring.domain.chunks import StoredChunk
+from redstring.domain.events import StoredEvent
+from redstring.domain.graph_events import (
+    AliasAdded,
+    EntitiesMerged,
+    EntityCreated,
+    EntityRetracted,
+    EntityUpdated,
+    RelationshipAsserted,
+    RelationshipRetracted,
+    SourceDeleted,
+    SourceIngested,
+    TenantDeleted,
+    decode,
+)
+from redstring.domain.history import DESCRIPTION_ATTRIBUTE
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.models import Alias, Entity, Relationship
+from redstring.domain.vector import VectorRecord
+from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
+from redstring.ports.graph_store import GraphStore
+from redstring.ports.vector_store import ENTITY_TYPE_KEY, VectorStore
+
+CHECKPOINT = "projections"
+"""The checkpoint name under which the three store projections record their position."""
+
+PageObserver = Callable[[Sequence[StoredEvent]], Awaitable[None] | None]
+
+
+def entity_text(entity: Entity, names: Sequence[str]) -> str:
+    """What is embedded for an entity: name, type, other surface names and description.
+
+    Aliases and the description make a question using a nickname or a property find the
+    entity; the type disambiguates a person from a company of the same name.
+    """
+    others = [name for name in names if name != entity.name]
+    parts = [f"{entity.name} ({entity.type})."]
+    if others:
+        parts.append("Also known as " + ", ".join(others) + ".")
+    description = entity.attributes.get(DESCRIPTION_ATTRIBUTE)
+    if isinstance(description, str) and description.strip():
+        parts.append(description.strip())
+    return " ".join(parts)
+
+
+@dataclass
+class _Page:
+    """Writes gathered from consecutive events, flushed in order before any other kind."""
+
+    entities: dict[EntityId, Entity] = field(default_factory=dict)
+    relationships: dict[str, Relationship] = field(default_factory=dict)
+    vector_texts: dict[EntityId, tuple[str, dict[str, JsonValue]]] = field(default_factory=dict)
+    vector_deletes: set[EntityId] = field(default_factory=set)
+
+
+class Projector:
+    """Projects a tenant's log into the graph, vector and passage stores, resumably."""
+
+    def __init__(
+        self,
+        *,
+        graph: GraphStore,
+        vectors: VectorStore,
+        chunks: ChunkStore,
+        events: EventLog,
+        embeddings: EmbeddingProvider,
+        page_size: int = 500,
+    ) -> None:
+        self._graph = graph
+        self._vectors = vectors
+        self._chunks = chunks
+        self._events = events
+        self._embeddings = embeddings
+        self._page_size = page_size
+
+    async def catch_up(
+        self, tenant: TenantId, *, after: int | None = None, observer: PageObserver | None = None
+    ) -> int:
+        """Apply every event after the tenant's checkpoint; returns how many were applied.
+
+        ``observer`` sees every page read, starting after ``after`` when that is earlier than
+        the checkpoint (events up to the checkpoint are shown but not re-applied), so a
+        caller folding the same log shares the reads.
+        """
+        checkpoint = await self._events.checkpoint(tenant, CHECKPOINT)
+        position = checkpoint if after is None else min(after, checkpoint)
+        applied = 0
+        while True:
+            page = await self._events.read(tenant, after=position, limit=self._page_size)
+            if not page:
+                return applied
+            if observer is not None:
+                result = observer(page)
+                if result is not None:
+                    await result
+            fresh = [stored for stored in page if stored.position > checkpoint]
+            if fresh:
+                await self._apply(tenant, fresh)
+                checkpoint = fresh[-1].position
+                await self._events.save_checkpoint(tenant, CHECKPOINT, checkpoint)
+                applied += len(fresh)
+            position = page[-1].position
+
+    async def reset(self, tenant: TenantId) -> None:
+        """Empty the tenant's projections and rewind its checkpoint, ready for a replay."""
+        await self._graph.delete_by_tenant(tenant)
+        await self._vectors.delete_by_tenant(tenant)
+        await self._chunks.delete_by_tenant(tenant)
+        await self._events.save_checkpoint(tenant, CHECKPOINT, 0)
+
+    async def _apply(self, tenant: TenantId, page: Sequence[StoredEvent]) -> None:
+        pending = _Page()
+        for stored in page:
+            event = decode(stored)
+            if isinstance(event, EntityCreated | EntityUpdated):
+                if pending.relationships:
+                    await self._flush_graph(tenant, pending)
+                pending.entities[event.entity.id] = event.entity
+                self._vector_upsert(pending, event.entity, event.names)
+            elif isinstance(event, RelationshipAsserted):
+                if pending.entities:
+                    await self._flush_graph(tenant, pending)
+                pending.relationships[str(event.relationship.id)] = event.relationship
+            else:
+                await self._flush_graph(tenant, pending)
+                await self._apply_one(tenant, event, pending)
+        await self._flush_graph(tenant, pending)
+        await self._flush_vectors(tenant, pending)
+
+    async def _apply_one(self, tenant: TenantId, event: object, pending: _Page) -> None:
+        if isinstance(event, EntityRetracted):
+            await self._graph.delete_entities(tenant, [event.entity_id])
+            self._vector_delete(pending, event.entity_id)
+        elif isinstance(event, RelationshipRetracted):
+            await self._graph.delete_relationship(tenant, event.relationship_id)
+        elif isinstance(event, EntitiesMerged):
+            await self._merge(tenant, event, pending)
+        elif isinstance(event, AliasAdded):
+            await self._alias(tenant, event.alias)
+        elif isinstance(event, SourceIngested):
+            await self._chunks.replace_source(tenant, event.source_id, event.chunks)
+        elif isinstance(event, SourceDeleted):
+            await self._chunks.delete_by_source(tenant, event.source_id)
+        elif isinstance(event, TenantDeleted):
+            await self._graph.delete_by_tenant(tenant)
+            await self._vectors.delete_by_tenant(tenant)
+            await self._chunks.delete_by_tenant(tenant)
+            pending.vector_texts.clear()
+            pending.vector_deletes.clear()
+
+    async def _merge(self, tenant: TenantId, event: EntitiesMerged, pending: _Page) -> None:
+        winner, loser = event.winner_id, event.loser_id
+        await self._upsert_entities(tenant, [event.entity])
+        await self._graph.delete_entities(tenant, [loser])
+        await self._alias(tenant, Alias(alias_id=loser, canonical_id=winner, name=event.loser_name))
+        for alias in event.moved_aliases:
+            await self._alias(tenant, alias)
+        mentioning = await self._chunks.get_by_entity(tenant, loser)
+        if mentioning:
+            await self._chunks.upsert_many(
+                tenant, [_relinked(c, loser, winner) for c in mentioning]
+            )
+        self._vector_delete(pending, loser)
+        self._vector_upsert(pending, event.entity, event.names)
+
+    async def _alias(self, tenant: TenantId, alias: Alias) -> None:
+        # On a replay the alias id may still be a live entity from an earlier event of the
+        # same page; the merge that made it an alias removed it, so remove it again.
+        await self._graph.delete_entities(tenant, [alias.alias_id])
+        await self._graph.upsert_alias(tenant, alias)
+
+    async def _flush_graph(self, tenant: TenantId, pending: _Page) -> None:
+        if pending.entities:
+            await self._upsert_entities(tenant, list(pending.entities.values()))
+            pending.entities.clear()
+        if pending.relationships:
+            await self._graph.upsert_relationships(tenant, list(pending.relationships.values()))
+            pending.relationships.clear()
+
+    async def _upsert_entities(self, tenant: TenantId, entities: list[Entity]) -> None:
+        try:
+            await self._graph.upsert_entities(tenant, entities)
+        except ValueError:
+            # A replay can meet an entity that a later event (already applied before a crash)
+            # turned into an alias: drop those aliases, the later event restores them.
+            ids = [entity.id for entity in entities]
+            resolved = await self._graph.resolve_entity_ids(tenant, ids)
+            for entity_id in ids:
+                if resolved.get(entity_id, entity_id) != entity_id:
+                    await self._graph.remove_alias(tenant, entity_id)
+            await self._graph.upsert_entities(tenant, entities)
+
+    def _vector_upsert(self, pending: _Page, entity: Entity, names: Sequence[str]) -> None:
+        pending.vector_deletes.discard(entity.id)
+        metadata: dict[str, JsonValue] = {ENTITY_TYPE_KEY: entity.type, "name": entity.name}
+        pending.vector_texts[entity.id] = (entity_text(entity, names), metadata)
+
+    def _vector_delete(self, pending: _Page, entity_id: EntityId) -> None:
+        pending.vector_texts.pop(entity_id, None)
+        pending.vector_deletes.add(entity_id)
+
+    async def _flush_vectors(self, tenant: TenantId, pending: _Page) -> None:
+        for entity_id in sorted(pending.vector_deletes, key=str):
+            await self._vectors.delete(tenant, entity_id)
+        if pending.vector_texts:
+            ids = list(pending.vector_texts)
+            texts = [pending.vector_texts[entity_id][0] for entity_id in ids]
+            vectors = await self._embeddings.embed(texts)
+            await self._vectors.upsert_many(
+                tenant,
+                [
+                    VectorRecord(
+                        entity_id=entity_id,
+                        vector=vector,
+                        metadata=pending.vector_texts[entity_id][1],
+                    )
+                    for entity_id, vector in zip(ids, vectors, strict=True)
+                ],
+            )
+
+
+def _relinked(chunk: StoredChunk, loser: EntityId, winner: EntityId) -> StoredChunk:
+    ids = [winner if entity_id == loser else entity_id for entity_id in chunk.entity_ids]
+    relinked = chunk.model_copy(deep=True)
+    relinked.entity_ids = tuple(sorted(set(ids), key=str))
+    return relinked
