@@ -33,8 +33,7 @@ def checkpoint_name(value: str) -> str:
 def _stream_rule(value: str, *, what: str) -> str:
     if not _STREAM_PATTERN.fullmatch(value):
         raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use 1-256 characters, no NUL, not starting with "
-            "whitespace"
+            f"invalid {what} {value!r}: use 1-256 characters, no NUL, not starting with whitespace"
         )
     return value
 

@@ -472,9 +472,7 @@ class EventLogCompliance(StoreSuite[EventLog]):
         await store.save_checkpoint(TENANT, PROJECTION, 0)
         assert await store.checkpoint(TENANT, PROJECTION) == 0
 
-    async def test_checkpoints_under_different_names_are_independent(
-        self, store: EventLog
-    ) -> None:
+    async def test_checkpoints_under_different_names_are_independent(self, store: EventLog) -> None:
         """Each projection keeps its own position; saving one leaves the others alone."""
         await store.save_checkpoint(TENANT, PROJECTION, 5)
         await store.save_checkpoint(TENANT, OTHER_PROJECTION, 9)
@@ -529,9 +527,7 @@ class EventLogCompliance(StoreSuite[EventLog]):
         for resembling in (PROJECTION, "g" * 256):
             assert await store.checkpoint(TENANT, resembling) == 0
 
-    async def test_a_checkpoint_name_of_256_characters_is_kept_whole(
-        self, store: EventLog
-    ) -> None:
+    async def test_a_checkpoint_name_of_256_characters_is_kept_whole(self, store: EventLog) -> None:
         """The longest valid name is stored as given, not truncated onto a shorter one."""
         longest = "p" * 256
         await store.save_checkpoint(TENANT, longest, 11)

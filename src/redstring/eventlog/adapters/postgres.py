@@ -1,9 +1,10 @@
 """PostgresEventLog: the EventLog port on PostgreSQL, through asyncpg.
 
-Two tables. ``{prefix}events``: ``position`` is an identity column, so it only grows across the whole log;
-``(tenant_id, stream, stream_version)`` and ``(tenant_id, event_id)`` are unique, so neither
-a version gap nor a duplicated event can be committed even by a writer that bypassed this
-class. ``{prefix}checkpoints``: one row per (tenant, name), overwritten by an upsert.
+Two tables. In ``{prefix}events``, ``position`` is an identity column, so it only grows
+across the whole log; ``(tenant_id, stream, stream_version)`` and ``(tenant_id, event_id)``
+are unique, so neither a version gap nor a duplicated event can be committed even by a
+writer that bypassed this class. ``{prefix}checkpoints`` holds one row per (tenant, name),
+overwritten by an upsert.
 
 Appends of one tenant are serialised by a transaction-level advisory lock. That is what makes
 a tenant's positions become visible in the order they were assigned: without it, a writer
