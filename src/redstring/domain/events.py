@@ -11,6 +11,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EventId
 
 _STREAM_PATTERN = re.compile(r"^[^\x00\s][^\x00]{0,255}$")
@@ -18,10 +19,21 @@ _EVENT_TYPE_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,127}$")
 
 
 def _check_stream(value: str) -> str:
+    return _stream_rule(value, what="stream name")
+
+
+def checkpoint_name(value: str) -> str:
+    """``value`` if it is a valid checkpoint name, which follows the stream-name rule.
+
+    Raises :class:`InvalidArgumentError` naming the value and the rule otherwise.
+    """
+    return _stream_rule(value, what="checkpoint name")
+
+
+def _stream_rule(value: str, *, what: str) -> str:
     if not _STREAM_PATTERN.fullmatch(value):
-        raise ValueError(
-            f"invalid stream name {value!r}: use 1-256 characters, no NUL, not starting with "
-            "whitespace"
+        raise InvalidArgumentError(
+            f"invalid {what} {value!r}: use 1-256 characters, no NUL, not starting with whitespace"
         )
     return value
 

@@ -12,7 +12,12 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
 * **Atomic.** A batch is appended whole or not at all; stream versions have no gaps.
 * **Ordered.** ``position`` increases strictly across the whole log; ``read`` returns a
   tenant's events ascending by position, strictly after ``after``.
-* **Tenancy and copies** as for every store.
+* **Checkpoints.** ``save_checkpoint`` stores a projection's position under a name, per
+  tenant; ``checkpoint`` returns the last one saved (last write wins, so it may move backwards)
+  or 0. A negative position or a name breaking the stream-name rule raises
+  :class:`~redstring.domain.errors.InvalidArgumentError` and writes nothing.
+* **Tenancy and copies** as for every store; ``delete_by_tenant`` erases the tenant's
+  checkpoints with its events.
 """
 
 from __future__ import annotations
@@ -56,6 +61,26 @@ class EventLog(AsyncClosable, Protocol):
         """How many events the tenant's stream holds (0 for a new stream)."""
         ...
 
+    async def checkpoint(self, tenant_id: TenantId, name: str) -> int:
+        """The position last saved under ``name`` for the tenant; 0 when none ever was.
+
+        Raises :class:`~redstring.domain.errors.InvalidArgumentError` for an invalid name.
+        """
+        ...
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        """Remember ``position`` under ``name`` for the tenant, replacing any earlier one.
+
+        Last write wins, even backwards: saving 0 is how a rebuild restarts a projection.
+        ``name`` follows the stream-name rule (1-256 characters, no NUL, not starting with
+        whitespace); a bad name or a negative ``position`` raises
+        :class:`~redstring.domain.errors.InvalidArgumentError` and saves nothing.
+        """
+        ...
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
-        """Erase every event of the tenant (right to erasure); returns how many."""
+        """Erase every event and checkpoint of the tenant (right to erasure).
+
+        Returns how many events were erased; checkpoints are not counted.
+        """
         ...

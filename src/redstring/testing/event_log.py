@@ -27,6 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import JsonValue
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.events import NewEvent, StoredEvent
 from redstring.domain.ids import TenantId, new_event_id
 from redstring.ports.errors import ConcurrencyConflictError
@@ -39,6 +40,10 @@ TENANT = TenantId("tenant-a")
 OTHER_TENANT = TenantId("tenant-b")
 STREAM = "entity-7f3a"
 OTHER_STREAM = "source:notes.md"
+PROJECTION = "graph"
+OTHER_PROJECTION = "vectors"
+INVALID_CHECKPOINT_NAMES = ("", f" {PROJECTION}", f"\t{PROJECTION}", "gra\x00ph", "g" * 257)
+"""Names breaking the stream-name rule: empty, leading whitespace, NUL, 257 characters."""
 
 
 def event(event_type: str = "EntityCreated", **payload: JsonValue) -> NewEvent:
@@ -443,6 +448,98 @@ class EventLogCompliance(StoreSuite[EventLog]):
         await store.delete_by_tenant(TENANT)
         after = await store.append(TENANT, STREAM, events(1))
         assert after[0].position > before[-1].position
+
+    # --- checkpoints ----------------------------------------------------------------------------
+
+    async def test_a_checkpoint_never_saved_is_zero(self, store: EventLog) -> None:
+        """A projection that never ran starts from the beginning of the log."""
+        await store.append(TENANT, STREAM, events(2))
+        assert await store.checkpoint(TENANT, PROJECTION) == 0
+
+    async def test_a_saved_checkpoint_reads_back(self, store: EventLog) -> None:
+        """``checkpoint`` returns what ``save_checkpoint`` stored, so a new process resumes."""
+        appended = await store.append(TENANT, STREAM, events(3))
+        await store.save_checkpoint(TENANT, PROJECTION, appended[1].position)
+        assert await store.checkpoint(TENANT, PROJECTION) == appended[1].position
+
+    async def test_the_last_saved_checkpoint_wins_even_backwards(self, store: EventLog) -> None:
+        """Saving a lower position replaces a higher one: that is how a rebuild restarts at 0."""
+        await store.save_checkpoint(TENANT, PROJECTION, 7)
+        await store.save_checkpoint(TENANT, PROJECTION, 12)
+        assert await store.checkpoint(TENANT, PROJECTION) == 12
+        await store.save_checkpoint(TENANT, PROJECTION, 3)
+        assert await store.checkpoint(TENANT, PROJECTION) == 3
+        await store.save_checkpoint(TENANT, PROJECTION, 0)
+        assert await store.checkpoint(TENANT, PROJECTION) == 0
+
+    async def test_checkpoints_under_different_names_are_independent(self, store: EventLog) -> None:
+        """Each projection keeps its own position; saving one leaves the others alone."""
+        await store.save_checkpoint(TENANT, PROJECTION, 5)
+        await store.save_checkpoint(TENANT, OTHER_PROJECTION, 9)
+        await store.save_checkpoint(TENANT, PROJECTION, 2)
+        assert await store.checkpoint(TENANT, PROJECTION) == 2
+        assert await store.checkpoint(TENANT, OTHER_PROJECTION) == 9
+        assert await store.checkpoint(TENANT, "passages") == 0
+
+    async def test_checkpoint_never_crosses_tenants(self, store: EventLog) -> None:
+        """The same name under two tenants is two checkpoints; a third tenant has none."""
+        await store.save_checkpoint(TENANT, PROJECTION, 4)
+        await store.save_checkpoint(OTHER_TENANT, PROJECTION, 8)
+        assert await store.checkpoint(TENANT, PROJECTION) == 4
+        assert await store.checkpoint(OTHER_TENANT, PROJECTION) == 8
+        assert await store.checkpoint(TenantId("tenant-c"), PROJECTION) == 0
+
+    async def test_delete_by_tenant_erases_its_checkpoints_and_no_one_elses(
+        self, store: EventLog
+    ) -> None:
+        """Erasure takes the tenant's checkpoints too; the count still counts events only."""
+        await store.append(TENANT, STREAM, events(2))
+        await store.save_checkpoint(TENANT, PROJECTION, 6)
+        await store.save_checkpoint(TENANT, OTHER_PROJECTION, 3)
+        await store.save_checkpoint(OTHER_TENANT, PROJECTION, 5)
+        assert await store.delete_by_tenant(TENANT) == 2
+        assert await store.checkpoint(TENANT, PROJECTION) == 0
+        assert await store.checkpoint(TENANT, OTHER_PROJECTION) == 0
+        assert await store.checkpoint(OTHER_TENANT, PROJECTION) == 5
+
+    async def test_a_negative_checkpoint_is_refused_and_saves_nothing(
+        self, store: EventLog
+    ) -> None:
+        """``InvalidArgumentError`` naming the position; the checkpoint keeps its value."""
+        await store.save_checkpoint(TENANT, PROJECTION, 4)
+        with pytest.raises(InvalidArgumentError, match="-1"):
+            await store.save_checkpoint(TENANT, PROJECTION, -1)
+        with pytest.raises(InvalidArgumentError, match="-1"):
+            await store.save_checkpoint(TENANT, OTHER_PROJECTION, -1)
+        assert await store.checkpoint(TENANT, PROJECTION) == 4
+        assert await store.checkpoint(TENANT, OTHER_PROJECTION) == 0
+
+    async def test_an_invalid_checkpoint_name_is_refused_and_saves_nothing(
+        self, store: EventLog
+    ) -> None:
+        """Names follow the stream-name rule; saving or reading a bad one raises, naming it,
+        and no valid name it resembles (e.g. ``graph`` for ``" graph"``) gains a checkpoint."""
+        for name in INVALID_CHECKPOINT_NAMES:
+            with pytest.raises(InvalidArgumentError, match="invalid checkpoint name"):
+                await store.save_checkpoint(TENANT, name, 3)
+            with pytest.raises(InvalidArgumentError, match="invalid checkpoint name"):
+                await store.checkpoint(TENANT, name)
+        for resembling in (PROJECTION, "g" * 256):
+            assert await store.checkpoint(TENANT, resembling) == 0
+
+    async def test_a_checkpoint_name_of_256_characters_is_kept_whole(self, store: EventLog) -> None:
+        """The longest valid name is stored as given, not truncated onto a shorter one."""
+        longest = "p" * 256
+        await store.save_checkpoint(TENANT, longest, 11)
+        assert await store.checkpoint(TENANT, longest) == 11
+        assert await store.checkpoint(TENANT, longest[:255]) == 0
+
+    async def test_a_checkpoint_beyond_32_bits_round_trips(self, store: EventLog) -> None:
+        """Positions of a long-lived log outgrow ``int32``; the checkpoint keeps every bit."""
+        await store.save_checkpoint(TENANT, PROJECTION, 2**40)
+        assert await store.checkpoint(TENANT, PROJECTION) == 2**40
+        await store.save_checkpoint(TENANT, PROJECTION, 2**40 + 1)
+        assert await store.checkpoint(TENANT, PROJECTION) == 2**40 + 1
 
     # --- a generated history against a model of the log ----------------------------------------
 

@@ -7,6 +7,7 @@ import asyncio
 import asyncpg
 import pytest
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.events import NewEvent
 from redstring.domain.ids import TenantId, new_event_id
 from redstring.eventlog.adapters.postgres import PostgresEventLog
@@ -24,8 +25,9 @@ _schema_ready = False
 
 
 async def _truncate(pool: asyncpg.Pool) -> None:
-    """Empty the test table: a test affordance, deliberately not an adapter method."""
+    """Empty the test tables: a test affordance, deliberately not an adapter method."""
     await pool.execute(f'DELETE FROM "public"."{PREFIX}events"')
+    await pool.execute(f'DELETE FROM "public"."{PREFIX}checkpoints"')
 
 
 @pytest.fixture
@@ -67,10 +69,32 @@ class TestPostgresEventLogSpecifics:
         return PostgresEventLog(events_pool, prefix=PREFIX)
 
     async def test_schema_creation_is_idempotent(self, log: PostgresEventLog) -> None:
-        """ensure_schema again, even concurrently, keeps the table and its events."""
+        """ensure_schema again, even concurrently, keeps the tables, events and checkpoints."""
         stored = await log.append(TENANT, STREAM, [_event(n=1)])
+        await log.save_checkpoint(TENANT, "graph", stored[0].position)
         await asyncio.gather(log.ensure_schema(), log.ensure_schema())
         assert await log.read(TENANT) == stored
+        assert await log.checkpoint(TENANT, "graph") == stored[0].position
+
+    async def test_a_checkpoint_beyond_bigint_is_refused_before_sql(
+        self, log: PostgresEventLog
+    ) -> None:
+        """Positions are ``bigint``: one past the largest raises InvalidArgumentError naming it."""
+        await log.save_checkpoint(TENANT, "graph", 2**63 - 1)
+        with pytest.raises(InvalidArgumentError, match=str(2**63)):
+            await log.save_checkpoint(TENANT, "graph", 2**63)
+        assert await log.checkpoint(TENANT, "graph") == 2**63 - 1
+
+    async def test_the_database_itself_refuses_a_negative_checkpoint(
+        self, log: PostgresEventLog, events_pool: asyncpg.Pool
+    ) -> None:
+        """A writer bypassing the class still cannot store a negative position."""
+        with pytest.raises(asyncpg.CheckViolationError):
+            await events_pool.execute(
+                f'INSERT INTO "public"."{PREFIX}checkpoints" (tenant_id, name, position) '
+                "VALUES ($1, 'graph', -1)",
+                TENANT,
+            )
 
     async def test_payload_survives_exactly(self, log: PostgresEventLog) -> None:
         """Non-ASCII text, an escaped NUL, big integers and floats come back unchanged."""

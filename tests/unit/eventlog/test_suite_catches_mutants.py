@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from redstring.domain.events import NewEvent, StoredEvent
+from redstring.domain.events import NewEvent, StoredEvent, checkpoint_name
 from redstring.domain.ids import TenantId
 from redstring.eventlog.adapters.memory import InMemoryEventLog
 from redstring.ports.event_log import EventLog
@@ -136,12 +136,51 @@ class PieceByPieceLog(InMemoryEventLog):
         return stored
 
 
+class TenantBlindCheckpointLog(InMemoryEventLog):
+    """Checkpoints keyed by name alone: one tenant's projection resumes from another's position."""
+
+    async def checkpoint(self, tenant_id: TenantId, name: str) -> int:
+        return await super().checkpoint(_EVERYONE, name)
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        await super().save_checkpoint(_EVERYONE, name, position)
+
+
+class UnerasedCheckpointLog(InMemoryEventLog):
+    """Erasure forgets the checkpoints: an erased tenant's projections would skip its new events."""
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        kept = {key: value for key, value in self._checkpoints.items() if key[0] == tenant_id}
+        erased = await super().delete_by_tenant(tenant_id)
+        self._checkpoints.update(kept)
+        return erased
+
+
+class ForwardOnlyCheckpointLog(InMemoryEventLog):
+    """A checkpoint that keeps the highest position saved, so a rebuild can never restart."""
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        current = await self.checkpoint(tenant_id, name)
+        await super().save_checkpoint(tenant_id, name, max(current, position))
+
+
+class NegativeCheckpointLog(InMemoryEventLog):
+    """No range check: a negative position is stored as if it were one."""
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        self._checkpoints[(tenant_id, checkpoint_name(name))] = position
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
     UncheckedVersionLog: "test_a_stale_expected_version_raises_and_writes_nothing",
     DuplicatingLog: "test_re_appending_a_batch_returns_the_stored_events_and_writes_nothing",
     TenantBlindLog: "test_read_never_crosses_tenants",
     LiveObjectsLog: "test_read_returns_copies",
     PieceByPieceLog: "test_a_batch_mixing_stored_and_new_ids_raises_and_writes_nothing",
+    TenantBlindCheckpointLog: "test_checkpoint_never_crosses_tenants",
+    UnerasedCheckpointLog: "test_delete_by_tenant_erases_its_checkpoints_and_no_one_elses",
+    ForwardOnlyCheckpointLog: "test_the_last_saved_checkpoint_wins_even_backwards",
+    NegativeCheckpointLog: "test_a_negative_checkpoint_is_refused_and_saves_nothing",
 }
 
 

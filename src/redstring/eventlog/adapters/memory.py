@@ -8,6 +8,7 @@ It passes ``redstring.testing.event_log.EventLogCompliance`` unchanged. Beyond t
   *another* stream raises ``ValueError`` rather than storing it twice, and so does a batch
   naming one new id twice. An empty batch writes nothing and returns ``[]``.
 * Positions come from one counter per log that never goes back, erasure included.
+* Checkpoints live in their own dictionary keyed by tenant and name.
 * ``close`` releases nothing (the dictionaries belong to the interpreter) and the log keeps
   its events after it, so ``async with`` around a block does not end the log's life.
 """
@@ -21,7 +22,7 @@ from types import TracebackType
 from typing import Self
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.events import NewEvent, StoredEvent
+from redstring.domain.events import NewEvent, StoredEvent, checkpoint_name
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
 
@@ -33,6 +34,7 @@ class InMemoryEventLog:
         self._log: dict[TenantId, list[StoredEvent]] = {}
         self._streams: dict[tuple[TenantId, str], list[StoredEvent]] = {}
         self._by_id: dict[tuple[TenantId, EventId], StoredEvent] = {}
+        self._checkpoints: dict[tuple[TenantId, str], int] = {}
         self._last_position = 0
 
     async def append(
@@ -107,11 +109,25 @@ class InMemoryEventLog:
         """How many events the tenant's stream holds (0 for a new stream)."""
         return len(self._streams.get((tenant_id, stream), []))
 
+    async def checkpoint(self, tenant_id: TenantId, name: str) -> int:
+        """The position last saved under ``name`` for the tenant; 0 when none ever was."""
+        return self._checkpoints.get((tenant_id, checkpoint_name(name)), 0)
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        """Remember ``position`` under ``name`` for the tenant; last write wins.
+
+        Raises :class:`InvalidArgumentError` for a bad name or a negative position.
+        """
+        _refuse_negative(position)
+        self._checkpoints[(tenant_id, checkpoint_name(name))] = position
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
-        """Erase every event of the tenant and return how many there were."""
+        """Erase every event and checkpoint of the tenant; return how many events there were."""
         erased = self._log.pop(tenant_id, [])
         for key in [key for key in self._streams if key[0] == tenant_id]:
             del self._streams[key]
+        for named in [named for named in self._checkpoints if named[0] == tenant_id]:
+            del self._checkpoints[named]
         for item in erased:
             del self._by_id[(tenant_id, item.event_id)]
         return len(erased)
@@ -161,6 +177,13 @@ def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
                 f"event id {item.event_id} appears twice in one batch: every event needs its own id"
             )
         seen.add(item.event_id)
+
+
+def _refuse_negative(position: int) -> None:
+    if position < 0:
+        raise InvalidArgumentError(
+            f"checkpoint position={position!r} is negative: pass 0 or a position read from the log"
+        )
 
 
 def _copies(events: Sequence[StoredEvent]) -> list[StoredEvent]:

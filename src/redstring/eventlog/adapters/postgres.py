@@ -1,9 +1,10 @@
 """PostgresEventLog: the EventLog port on PostgreSQL, through asyncpg.
 
-One table. ``position`` is an identity column, so it only grows across the whole log;
-``(tenant_id, stream, stream_version)`` and ``(tenant_id, event_id)`` are unique, so neither
-a version gap nor a duplicated event can be committed even by a writer that bypassed this
-class.
+Two tables. In ``{prefix}events``, ``position`` is an identity column, so it only grows
+across the whole log; ``(tenant_id, stream, stream_version)`` and ``(tenant_id, event_id)``
+are unique, so neither a version gap nor a duplicated event can be committed even by a
+writer that bypassed this class. ``{prefix}checkpoints`` holds one row per (tenant, name),
+overwritten by an upsert.
 
 Appends of one tenant are serialised by a transaction-level advisory lock. That is what makes
 a tenant's positions become visible in the order they were assigned: without it, a writer
@@ -22,7 +23,7 @@ import asyncpg
 from pydantic import TypeAdapter
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.events import NewEvent, StoredEvent, StreamName
+from redstring.domain.events import NewEvent, StoredEvent, StreamName, checkpoint_name
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
 from redstring.postgres.locks import lock_for_transaction
@@ -32,6 +33,9 @@ __all__ = ["PostgresEventLog"]
 
 _STREAM: TypeAdapter[str] = TypeAdapter(StreamName)
 """The domain's stream-name rule, checked before a name reaches SQL."""
+
+_LARGEST_POSITION = 2**63 - 1
+"""A checkpoint is a ``bigint``, like the positions it records."""
 
 _COLUMNS = "event_id, type, payload, stream, stream_version, position"
 
@@ -61,6 +65,7 @@ class PostgresEventLog(NamesOnlyStore):
     ) -> None:
         super().__init__(pool, prefix=prefix, schema=schema)
         self._events = self._names.table("events")
+        self._checkpoints = self._names.table("checkpoints")
 
     @property
     def table(self) -> str:
@@ -68,7 +73,7 @@ class PostgresEventLog(NamesOnlyStore):
         return self._events
 
     async def ensure_schema(self) -> None:
-        """Create the table and indexes if missing; safe to run concurrently."""
+        """Create the tables and indexes if missing; safe to run concurrently."""
         async with self._schema_transaction() as conn:
             await conn.execute(
                 f"""
@@ -88,6 +93,16 @@ class PostgresEventLog(NamesOnlyStore):
             await conn.execute(
                 f"CREATE INDEX IF NOT EXISTS {self._names.index('events_tenant_position_idx')} "
                 f"ON {self._events} (tenant_id, position)"
+            )
+            await conn.execute(
+                f"""
+                CREATE TABLE IF NOT EXISTS {self._checkpoints} (
+                    tenant_id text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    position bigint NOT NULL CHECK (position >= 0),
+                    PRIMARY KEY (tenant_id, name)
+                )
+                """
             )
 
     async def append(
@@ -197,11 +212,45 @@ class PostgresEventLog(NamesOnlyStore):
         )
         return version
 
-    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
-        """Erase every event of the tenant; returns how many."""
-        status = await self._pool.execute(
-            f"DELETE FROM {self._events} WHERE tenant_id = $1", tenant_id
+    async def checkpoint(self, tenant_id: TenantId, name: str) -> int:
+        """The position last saved under ``name`` for the tenant; 0 when none ever was."""
+        position: int | None = await self._pool.fetchval(
+            f"SELECT position FROM {self._checkpoints} WHERE tenant_id = $1 AND name = $2",
+            tenant_id,
+            checkpoint_name(name),
         )
+        return 0 if position is None else position
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        """Remember ``position`` under ``name`` for the tenant in one upsert; last write wins.
+
+        Raises :class:`InvalidArgumentError` for a bad name, or a position that is negative
+        or beyond ``bigint``.
+        """
+        checkpoint_name(name)
+        if not 0 <= position <= _LARGEST_POSITION:
+            raise InvalidArgumentError(
+                f"checkpoint position={position!r} is out of range: pass 0 to "
+                f"{_LARGEST_POSITION}, a position read from the log"
+            )
+        await self._pool.execute(
+            f"INSERT INTO {self._checkpoints} (tenant_id, name, position) VALUES ($1, $2, $3) "
+            "ON CONFLICT (tenant_id, name) DO UPDATE SET position = EXCLUDED.position",
+            tenant_id,
+            name,
+            position,
+        )
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        """Erase every event and checkpoint of the tenant in one transaction.
+
+        Returns how many events were erased.
+        """
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute(f"DELETE FROM {self._checkpoints} WHERE tenant_id = $1", tenant_id)
+            status = await conn.execute(
+                f"DELETE FROM {self._events} WHERE tenant_id = $1", tenant_id
+            )
         return affected(status)
 
 
