@@ -151,13 +151,12 @@ def without(
 ) -> list[_Item]:
     """``items`` minus those from any of ``sources`` or any of ``chunks``."""
     gone_sources, gone_chunks = set(sources), set(chunks)
-    kept = [
+    return [
         item
         for item in items
         if item.source_id not in gone_sources
         and (item.chunk_id is None or item.chunk_id not in gone_chunks)
     ]
-    return kept
 
 
 @dataclass

@@ -573,8 +573,9 @@ class GraphWriter:
                 count += 1
             events = changes.events()
             by_source: dict[SourceId, dict[str, EntityId]] = {}
-            for index, record in enumerate(kept):
-                by_source.setdefault(SourceId(record.source), {})[record.ref] = entity_of[index]
+            for index, kept_record in enumerate(kept):
+                source_refs = by_source.setdefault(SourceId(kept_record.source), {})
+                source_refs[kept_record.ref] = entity_of[index]
             for source_id in sorted(by_source):
                 events.append(RecordsImported(source_id=source_id, refs=by_source[source_id]))
             events.extend(_possible_matches(decisions, entity_of))

@@ -1,0 +1,99 @@
+"""Test support for the core: a vocabulary extractor that counts calls, and store snapshots.
+
+``VocabularyExtractor`` is a deterministic Extractor for generated documents: it reports every
+known name that occurs in a passage and a ``WORKS_FOR`` edge for each person and organisation
+of one sentence that contains "works for". It counts calls, so tests can assert "no model
+call" on re-ingest and rebuild, and can be told to fail on chosen passages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from redstring import KnowledgeGraph, tenant_id
+from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
+from redstring.domain.schema import Schema
+from redstring.ports.errors import MalformedCompletionError
+
+PEOPLE = ("Amara Okafor", "Bruno Diaz", "Chen Wei", "Dana Ivers", "Eli Stone", "Farah Nasser")
+ORGS = ("Okafor Labs", "Northwind", "Bluefin Systems", "Harbor Bank")
+CITIES = ("Lagos", "Lisbon", "Osaka")
+
+
+@dataclass
+class VocabularyExtractor:
+    """Finds known names by substring; counts calls; fails on texts containing ``fail_on``."""
+
+    people: Sequence[str] = PEOPLE
+    orgs: Sequence[str] = ORGS
+    cities: Sequence[str] = CITIES
+    fail_on: set[str] = field(default_factory=set)
+    calls: int = 0
+    model_name: str = "test/vocabulary-1"
+
+    @property
+    def model(self) -> str:
+        return self.model_name
+
+    async def extract(self, text: str, schema: Schema) -> Extraction:
+        self.calls += 1
+        for marker in self.fail_on:
+            if marker in text:
+                raise MalformedCompletionError(f"scripted failure for {marker!r}")
+        entities: list[ExtractedEntity] = []
+        for kind, names in (("Person", self.people), ("Organization", self.orgs), ("Location", self.cities)):
+            for name in names:
+                if name in text:
+                    entities.append(ExtractedEntity(name=name, type=kind))
+        relationships = []
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            if "works for" not in sentence:
+                continue
+            people = [n for n in self.people if n in sentence]
+            orgs = [n for n in self.orgs if n in sentence]
+            for person in people:
+                for org in orgs:
+                    relationships.append(
+                        ExtractedRelationship(subject=person, type="WORKS_FOR", object=org)
+                    )
+        return Extraction(entities=entities, relationships=relationships)
+
+
+async def store_state(kg: KnowledgeGraph, tenant: str) -> dict[str, Any]:
+    """Everything the three projections hold for ``tenant``, read through the ports only."""
+    key = tenant_id(tenant)
+    entities = []
+    after = None
+    while True:
+        page = await kg.graph.find_entities(key, limit=200, after=after)
+        if not page:
+            break
+        entities.extend(page)
+        after = page[-1].id
+    ids = [entity.id for entity in entities]
+    relationships = await kg.graph.get_relationships_for(key, ids) if ids else []
+    aliases = {str(i): [a.model_dump(mode="json") for a in await kg.graph.find_aliases(key, i)] for i in ids}
+    vectors = {}
+    for entity_id in ids:
+        record = await kg.vectors.get(key, entity_id)
+        vectors[str(entity_id)] = None if record is None else (
+            [round(x, 5) for x in record.vector],
+            record.metadata,
+        )
+    sources = await kg.chunks.list_sources(key)
+    passages = {
+        source: [c.model_dump(mode="json") for c in await kg.chunks.get_by_source(key, source)]
+        for source in sorted(sources)
+    }
+    return {
+        "entities": [e.model_dump(mode="json") for e in entities],
+        "relationships": sorted(
+            (r.model_dump(mode="json") for r in relationships), key=lambda r: r["id"]
+        ),
+        "aliases": aliases,
+        "vectors": vectors,
+        "passages": passages,
+    }
