@@ -12,8 +12,11 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
 * **No dangling edges.** A relationship or alias whose entity is absent raises
   :class:`~redstring.ports.errors.MissingEntityError`; batch writes validate the whole batch
   first and write nothing on failure.
-* **No deleting entities.** A merged entity survives as an alias; ``delete_relationship`` and
-  ``delete_by_tenant`` are the only removals.
+* **Deleting an entity takes what hangs on it.** ``delete_entities`` removes the listed live
+  entities together with their blocking-key entries, every relationship touching them (either
+  end) and every alias whose canonical id is one of them, atomically; alias ids and absent ids
+  are ignored. ``remove_alias``, ``delete_relationship`` and ``delete_by_tenant`` are the
+  other removals. A merge that keeps the loser's id deletes the loser before aliasing it.
 * **Order.** Lists of entities are ordered by id as canonical lowercase hyphenated text.
 * **Arguments.** A negative ``limit`` or ``depth`` and a ``direction`` outside
   ``{"out", "in", "both"}`` raise ``ValueError``; unknown ids yield empty results.
@@ -70,6 +73,19 @@ class EntityStore(AsyncClosable, Protocol):
 
         ``after`` need not exist any more, which makes a page resumable across writes.
         ``entity_type`` filters by exact type. Raises ``ValueError`` for a negative limit.
+        """
+        ...
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        """Remove the listed live entities of the tenant and everything that hangs on them.
+
+        With each entity go its blocking-key index entries, every relationship touching it
+        (as subject or object) and every alias whose ``canonical_id`` it is. Ids that are
+        absent or are alias ids are ignored (an alias is removed with ``remove_alias``).
+        Returns how many entities were removed: duplicates and ignored ids do not count, so
+        a second call returns ``0`` and ``[]`` returns ``0``. All or nothing, one round trip
+        where the backend allows, and never touches another tenant, even one holding the same
+        ids. A deleted id may be upserted again as a fresh entity.
         """
         ...
 

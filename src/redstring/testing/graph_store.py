@@ -1139,6 +1139,255 @@ class GraphStoreCompliance(StoreSuite[GraphStore]):
         _expect(await store.delete_by_tenant(TENANT), 1, "delete_by_tenant with one entity")
         _expect(await store.delete_by_tenant(TENANT), 0, "delete_by_tenant, again")
 
+    # -- delete_entities -----------------------------------------------------------------------
+
+    async def test_delete_entities_removes_the_entity_from_every_entity_read(
+        self, store: GraphStore
+    ) -> None:
+        """A deleted entity reads as absent everywhere; the entity beside it is untouched."""
+        doomed = _entity("Ada", type="Person")
+        kept = _entity("Grace", type="Person")
+        await store.upsert_entities(TENANT, [doomed, kept])
+        _expect(await store.delete_entities(TENANT, [doomed.id]), 1, "delete_entities count")
+        _expect(await store.get_entity(TENANT, doomed.id), None, "get_entity of the deleted id")
+        _expect(
+            await store.get_entities(TENANT, [doomed.id, kept.id]),
+            {kept.id: kept},
+            "get_entities([deleted, kept])",
+        )
+        _expect(await store.find_entities(TENANT), [kept], "find_entities after the delete")
+        _expect(
+            await store.find_entities(TENANT, entity_type="Person"),
+            [kept],
+            "find_entities(entity_type='Person') after the delete",
+        )
+        _expect(
+            await store.resolve_entity_ids(TENANT, [doomed.id, kept.id]),
+            {kept.id: kept.id},
+            "resolve_entity_ids([deleted, kept]): the deleted id denotes nothing",
+        )
+
+    async def test_delete_entities_removes_every_relationship_touching_it(
+        self, store: GraphStore
+    ) -> None:
+        """Edges out of, into and looping on a deleted entity go; edges between others stay."""
+        doomed, left, right = _entity("Doomed"), _entity("Left"), _entity("Right")
+        out_edge, in_edge = _edge(doomed.id, left.id), _edge(right.id, doomed.id)
+        loop, kept_edge = _edge(doomed.id, doomed.id), _edge(left.id, right.id)
+        await self._store_graph(store, [doomed, left, right], [out_edge, in_edge, loop, kept_edge])
+        await store.delete_entities(TENANT, [doomed.id])
+        for edge, role in ((out_edge, "subject"), (in_edge, "object"), (loop, "both ends")):
+            _expect(
+                await store.get_relationship(TENANT, edge.id),
+                None,
+                f"get_relationship of an edge whose {role} was deleted",
+            )
+        _expect(
+            await store.get_relationship(TENANT, kept_edge.id),
+            kept_edge,
+            "get_relationship of an edge between two surviving entities",
+        )
+        _expect(
+            await store.get_relationships_for(TENANT, [doomed.id, left.id, right.id]),
+            [kept_edge],
+            "get_relationships_for(every id) after deleting one endpoint",
+        )
+        _expect(
+            _depths(await store.neighbours(TENANT, left.id, depth=3)),
+            [(1, right.id)],
+            "neighbours(left, depth=3): the path through the deleted entity is gone",
+        )
+        _expect(
+            await store.neighbours(TENANT, doomed.id, depth=3),
+            [],
+            "neighbours of the deleted entity (an unknown id now)",
+        )
+        reused = _edge(left.id, right.id, relationship_id=loop.id)
+        await store.upsert_relationship(TENANT, reused)
+        _expect(
+            await store.get_relationships_for(TENANT, [left.id]),
+            _edges_by_id([kept_edge, reused]),
+            "a deleted edge's id written again as a new edge (nothing of the old one is left)",
+        )
+
+    async def test_delete_entities_removes_its_blocking_keys(self, store: GraphStore) -> None:
+        """Keys stop finding a deleted entity; a key it shared still finds the others."""
+        doomed = _entity("Ada", keys=("k:shared", "k:own"))
+        kept = _entity("Adah", keys=("k:shared",))
+        await store.upsert_entities(TENANT, [doomed, kept])
+        await store.delete_entities(TENANT, [doomed.id])
+        _expect(
+            await store.find_by_blocking_key(TENANT, "k:shared"),
+            [kept],
+            "find_by_blocking_key of a key the deleted entity shared",
+        )
+        _expect(
+            await store.find_by_blocking_key(TENANT, "k:own"),
+            [],
+            "find_by_blocking_key of a key only the deleted entity carried",
+        )
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:shared", "k:own"]),
+            {"k:shared": [kept]},
+            "find_by_blocking_keys after the delete (the emptied key is absent)",
+        )
+
+    async def test_delete_entities_removes_the_aliases_pointing_at_it(
+        self, store: GraphStore
+    ) -> None:
+        """Aliases whose canonical is deleted go with it; aliases of other entities stay."""
+        doomed, kept = _entity("Ada"), _entity("Grace")
+        await store.upsert_entities(TENANT, [doomed, kept])
+        first, second, other = _entity_id(), _entity_id(), _entity_id()
+        await store.upsert_alias(TENANT, _alias(first, doomed.id))
+        await store.upsert_alias(TENANT, _alias(second, doomed.id))
+        kept_alias = _alias(other, kept.id)
+        await store.upsert_alias(TENANT, kept_alias)
+        await store.delete_entities(TENANT, [doomed.id])
+        _expect(
+            await store.resolve_entity_ids(TENANT, [first, second, other]),
+            {other: kept.id},
+            "resolve_entity_ids of the deleted entity's aliases and another entity's alias",
+        )
+        _expect(await store.find_aliases(TENANT, doomed.id), [], "find_aliases(deleted)")
+        _expect(await store.find_aliases(TENANT, kept.id), [kept_alias], "find_aliases(kept)")
+        _expect(
+            await store.remove_alias(TENANT, first),
+            False,
+            "remove_alias of an alias that went with its canonical entity",
+        )
+        reborn = _entity("Former alias", entity_id=second)
+        await store.upsert_entity(TENANT, reborn)
+        _expect(
+            await store.get_entity(TENANT, second),
+            reborn,
+            "a former alias id upserted as an entity (the alias is really gone)",
+        )
+
+    async def test_delete_entities_ignores_alias_ids(self, store: GraphStore) -> None:
+        """An alias id is not an entity: it is neither deleted nor counted, nor its canonical."""
+        canonical = _entity("Ada")
+        await store.upsert_entity(TENANT, canonical)
+        alias = _alias(_entity_id(), canonical.id)
+        await store.upsert_alias(TENANT, alias)
+        _expect(
+            await store.delete_entities(TENANT, [alias.alias_id]),
+            0,
+            "delete_entities([an alias id])",
+        )
+        _expect(
+            await store.resolve_entity_ids(TENANT, [alias.alias_id]),
+            {alias.alias_id: canonical.id},
+            "resolve_entity_ids of the alias id passed to delete_entities",
+        )
+        _expect(await store.find_aliases(TENANT, canonical.id), [alias], "find_aliases")
+        _expect(await store.get_entity(TENANT, canonical.id), canonical, "the alias's canonical")
+
+    async def test_delete_entities_counts_each_removed_entity_once(self, store: GraphStore) -> None:
+        """The count is of entities removed: duplicates, absent ids and alias ids add nothing."""
+        first, second, kept = _entity("Ada"), _entity("Grace"), _entity("Alan")
+        await store.upsert_entities(TENANT, [first, second, kept])
+        alias_id = _entity_id()
+        await store.upsert_alias(TENANT, _alias(alias_id, kept.id))
+        _expect(
+            await store.delete_entities(
+                TENANT, [first.id, first.id, _entity_id(), alias_id, second.id]
+            ),
+            2,
+            "delete_entities([a, a, absent, alias, b])",
+        )
+        _expect(await store.find_entities(TENANT), [kept], "find_entities after the delete")
+
+    async def test_delete_entities_is_idempotent(self, store: GraphStore) -> None:
+        """Deleting again removes nothing more, returns ``0`` and never raises."""
+        doomed, kept = _entity("Ada", keys=("k:a",)), _entity("Grace", keys=("k:a",))
+        await store.upsert_entities(TENANT, [doomed, kept])
+        await store.upsert_relationship(TENANT, _edge(kept.id, kept.id))
+        _expect(await store.delete_entities(TENANT, [doomed.id]), 1, "the first delete")
+        ids = [doomed.id, kept.id]
+        after_first = await self._reads_of(store, ids)
+        _expect(await store.delete_entities(TENANT, [doomed.id]), 0, "the same delete again")
+        _expect(await self._reads_of(store, ids), after_first, "every read after the replay")
+
+    async def test_delete_entities_of_no_ids_is_zero(self, store: GraphStore) -> None:
+        """``[]`` and ids the tenant never held delete nothing and return ``0``."""
+        ada = _entity("Ada", keys=("k:a",))
+        await store.upsert_entity(TENANT, ada)
+        before = await self._reads_of(store, [ada.id])
+        _expect(await store.delete_entities(TENANT, []), 0, "delete_entities([])")
+        _expect(await store.delete_entities(TENANT, [_entity_id()]), 0, "an unknown id")
+        _expect(await self._reads_of(store, [ada.id]), before, "every read afterwards")
+
+    async def test_a_deleted_entity_id_can_be_upserted_again(self, store: GraphStore) -> None:
+        """The id comes back as a fresh entity: no old keys, edges or aliases attached."""
+        old = _entity("Ada", keys=("k:old",))
+        friend = _entity("Grace")
+        await store.upsert_entities(TENANT, [old, friend])
+        await store.upsert_relationship(TENANT, _edge(old.id, friend.id))
+        alias_id = _entity_id()
+        await store.upsert_alias(TENANT, _alias(alias_id, old.id))
+        await store.delete_entities(TENANT, [old.id])
+        fresh = _entity("Augusta", entity_id=old.id, type="Concept", keys=("k:new",))
+        await store.upsert_entity(TENANT, fresh)
+        _expect(await store.get_entity(TENANT, old.id), fresh, "get_entity of the re-created id")
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:old", "k:new"]),
+            {"k:new": [fresh]},
+            "find_by_blocking_keys: only the fresh entity's key finds it",
+        )
+        _expect(
+            await store.get_relationships_for(TENANT, [old.id]), [], "edges of the re-created id"
+        )
+        _expect(await store.find_aliases(TENANT, old.id), [], "aliases of the re-created id")
+        _expect(
+            await store.resolve_entity_ids(TENANT, [alias_id, old.id]),
+            {old.id: old.id},
+            "resolve_entity_ids([old alias, re-created id])",
+        )
+
+    async def test_delete_entities_never_crosses_tenants(self, store: GraphStore) -> None:
+        """Another tenant holding the very same ids keeps its entities, keys, aliases and edges."""
+        ids = [_entity_id() for _ in range(4)]
+        await self._populate(store, TENANT, ids)
+        await self._populate(store, OTHER, ids)
+        before = await self._everything(store, OTHER, ids)
+        _expect(
+            await store.delete_entities(STRANGER, ids),
+            0,
+            "delete_entities under a tenant that holds none of the ids",
+        )
+        _expect(await store.delete_entities(TENANT, ids), 2, "delete_entities under TENANT")
+        _expect(
+            await self._everything(store, OTHER, ids),
+            before,
+            "every read of another tenant with the same ids, after TENANT deleted them",
+        )
+        _expect(
+            await self._everything(store, TENANT, ids),
+            {
+                "get_entities": {},
+                "find_entities": [],
+                "find_by_blocking_key": [],
+                "find_aliases": [],
+                "resolve_entity_ids": {},
+                "get_relationship": None,
+                "get_relationships_for": [],
+                "neighbours": [],
+            },
+            "every read of TENANT after deleting all its entities",
+        )
+
+    async def _reads_of(self, store: GraphStore, ids: Sequence[EntityId]) -> dict[str, object]:
+        """Every read of TENANT that could show a leftover of ``ids``."""
+        return {
+            "find_entities": await store.find_entities(TENANT),
+            "find_by_blocking_keys": await store.find_by_blocking_keys(
+                TENANT, ["k:a", "k:old", "k:new"]
+            ),
+            "resolve_entity_ids": await store.resolve_entity_ids(TENANT, ids),
+            "get_relationships_for": await store.get_relationships_for(TENANT, ids),
+        }
+
     # -- tenancy: writes -----------------------------------------------------------------------
 
     async def test_upsert_relationship_checks_endpoints_in_its_own_tenant(
@@ -1921,6 +2170,99 @@ class GraphStoreCompliance(StoreSuite[GraphStore]):
                 _by_id(latest[second].values()),
                 f"find_entities({second!r}) after deleting {first!r}",
             )
+
+    @settings(compliance_settings())
+    @given(pool=_pool(6), data=st.data())
+    async def test_delete_entities_leaves_exactly_what_did_not_hang_on_them(
+        self, pool: list[EntityId], data: st.DataObject
+    ) -> None:
+        """On any small graph, deleting any ids leaves what the port's prose says, per read.
+
+        The graph has entities, keys, edges (self-loops included) and aliases; the deleted
+        ids mix entities, alias ids, an unknown id and duplicates. OTHER holds the same graph
+        and must not change.
+        """
+        entities = data.draw(
+            st.lists(
+                gen.entities(ids=st.sampled_from(pool), attributes=gen.small_attributes()),
+                min_size=1,
+                max_size=len(pool),
+                unique_by=lambda entity: entity.id,
+            ),
+            label="entities",
+        )
+        live = sorted((entity.id for entity in entities), key=id_text)
+        edges = data.draw(
+            st.lists(
+                gen.relationships(
+                    st.sampled_from(live), st.sampled_from(live), attributes=st.just({})
+                ),
+                max_size=8,
+                unique_by=lambda edge: edge.id,
+            ),
+            label="edges",
+        )
+        aliases = [
+            _alias(alias_id, canonical)
+            for alias_id in pool
+            if alias_id not in live
+            and (canonical := data.draw(st.none() | st.sampled_from(live), label="canonical"))
+        ]
+        unknown = data.draw(gen.entity_ids().filter(lambda i: i not in pool), label="unknown")
+        deleted = data.draw(st.lists(st.sampled_from([*pool, unknown]), max_size=8), label="ids")
+        # The oracle, from the prose: live entities among the ids go, with what hangs on them.
+        gone = set(deleted) & set(live)
+        kept = {entity.id: entity for entity in entities if entity.id not in gone}
+        everyone = [*pool, unknown]
+        async with self.fresh_store() as store:
+            for tenant in (TENANT, OTHER):
+                await store.upsert_entities(tenant, entities)
+                await store.upsert_relationships(tenant, edges)
+                for alias in aliases:
+                    await store.upsert_alias(tenant, alias)
+            other_before = await self._graph_reads(store, OTHER, everyone)
+            _expect(
+                await store.delete_entities(TENANT, deleted),
+                len(gone),
+                f"delete_entities count for {len(deleted)} ids of which {len(gone)} are live",
+            )
+            _expect(
+                await self._graph_reads(store, TENANT, everyone),
+                {
+                    "find_entities": _by_id(kept.values()),
+                    "find_by_blocking_keys": {
+                        key: found
+                        for key in gen.BLOCKING_KEY_VOCABULARY
+                        if (found := _by_id(e for e in kept.values() if key in e.blocking_keys))
+                    },
+                    "get_relationships_for": _edges_by_id(
+                        edge for edge in edges if edge.subject_id in kept and edge.object_id in kept
+                    ),
+                    "resolve_entity_ids": {
+                        **{entity_id: entity_id for entity_id in kept},
+                        **{a.alias_id: a.canonical_id for a in aliases if a.canonical_id in kept},
+                    },
+                },
+                "every read of TENANT after delete_entities, against the oracle",
+            )
+            _expect(
+                await self._graph_reads(store, OTHER, everyone),
+                other_before,
+                "every read of OTHER, which holds the same graph, after TENANT's delete",
+            )
+            _expect(await store.delete_entities(TENANT, deleted), 0, "the same delete again")
+
+    async def _graph_reads(
+        self, store: GraphStore, tenant: TenantId, ids: Sequence[EntityId]
+    ) -> dict[str, object]:
+        return {
+            "find_entities": await store.find_entities(tenant),
+            "find_by_blocking_keys": await store.find_by_blocking_keys(
+                tenant, gen.BLOCKING_KEY_VOCABULARY
+            ),
+            "get_relationships_for": await store.get_relationships_for(tenant, ids),
+            "resolve_entity_ids": await store.resolve_entity_ids(tenant, ids),
+        }
 
 
 GraphStoreCompliance.SUITE = GraphStoreCompliance

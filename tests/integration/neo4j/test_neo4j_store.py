@@ -371,6 +371,7 @@ class TestNeo4jStoreSpecifics:
             store.get_relationships_for(TENANT, ids),
             store.resolve_entity_ids(TENANT, ids),
             store.neighbours(TENANT, ids[0], depth=3),
+            store.delete_entities(TENANT, ids[:3]),
         ]
         for call in calls:
             before = len(recording.queries)

@@ -428,6 +428,138 @@ class DeleteByTenantCountsEveryRow(InMemoryGraphStore):
         return rows + await super().delete_by_tenant(tenant_id)
 
 
+# -- deleting entities ------------------------------------------------------------------------
+
+
+class DeleteEntitiesIgnoresTheTenant(InMemoryGraphStore):
+    """Deletes the ids in every tenant holding them, as a key compared on id alone would."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        removed = 0
+        for owner in {owner for owner, _ in self._entities}:
+            count = await super().delete_entities(owner, entity_ids)
+            removed = count if owner == tenant_id else removed
+        return removed
+
+
+class DeleteEntitiesLeavesEdges(InMemoryGraphStore):
+    """Removes the entities but not the edges touching them (a missing cascade)."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        edges = dict(self._relationships)
+        removed = await super().delete_entities(tenant_id, entity_ids)
+        self._relationships = edges
+        return removed
+
+
+class DeleteEntitiesLeavesEdgesIntoThem(InMemoryGraphStore):
+    """Removes only the edges whose subject is deleted: the ``in`` side is forgotten."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        doomed = {i for i in entity_ids if (tenant_id, i) in self._entities}
+        incoming = {
+            key: edge
+            for key, edge in self._relationships.items()
+            if key[0] == tenant_id and edge.object_id in doomed and edge.subject_id not in doomed
+        }
+        removed = await super().delete_entities(tenant_id, entity_ids)
+        self._relationships.update(incoming)
+        return removed
+
+
+class DeleteEntitiesLeavesBlockingKeys(InMemoryGraphStore):
+    """Leaves the key rows and hides them behind a join, until the id is upserted again."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        index = {key: set(ids) for key, ids in self._blocking.items()}
+        removed = await super().delete_entities(tenant_id, entity_ids)
+        self._blocking = index
+        return removed
+
+    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        ids = self._blocking.get((tenant_id, key), set())
+        live = [self._entities[(tenant_id, i)] for i in ids if (tenant_id, i) in self._entities]
+        return sorted(live, key=lambda entity: id_text(entity.id))
+
+    def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        # The previous version's keys are only known while the entity is stored.
+        for key in entity.blocking_keys:
+            self._blocking.setdefault((tenant_id, key), set()).add(entity.id)
+        previous = self._entities.get((tenant_id, entity.id))
+        for key in () if previous is None else previous.blocking_keys:
+            if key not in entity.blocking_keys:
+                self._blocking[(tenant_id, key)].discard(entity.id)
+        self._entities[(tenant_id, entity.id)] = entity
+
+
+class DeleteEntitiesLeavesKeyCopies(InMemoryGraphStore):
+    """An index holding its own copy of each entity, which the delete forgets to clear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._copies: dict[tuple[TenantId, EntityId], Entity] = {}
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        index = {key: set(ids) for key, ids in self._blocking.items()}
+        self._copies.update(self._entities)
+        removed = await super().delete_entities(tenant_id, entity_ids)
+        self._blocking = index
+        return removed
+
+    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        ids = self._blocking.get((tenant_id, key), set())
+        found = [self._entities.get((tenant_id, i)) or self._copies[(tenant_id, i)] for i in ids]
+        return sorted(found, key=lambda entity: id_text(entity.id))
+
+
+class DeleteEntitiesDeletesNothing(InMemoryGraphStore):
+    """Reports the count it would have removed and removes nothing."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        return len({i for i in entity_ids if (tenant_id, i) in self._entities})
+
+
+class DeleteEntitiesLeavesAliases(InMemoryGraphStore):
+    """Removes the entities but not the aliases pointing at them."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        aliases = dict(self._aliases)
+        removed = await super().delete_entities(tenant_id, entity_ids)
+        self._aliases = aliases
+        return removed
+
+
+class DeleteEntitiesRemovesAliasIds(InMemoryGraphStore):
+    """Treats an alias id passed in as something to delete."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        for entity_id in entity_ids:
+            self._aliases.pop((tenant_id, entity_id), None)
+        return await super().delete_entities(tenant_id, entity_ids)
+
+
+class DeleteEntitiesCountsEveryIdGiven(InMemoryGraphStore):
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        await super().delete_entities(tenant_id, entity_ids)
+        return len(entity_ids)
+
+
+class DeleteEntitiesCountsDuplicates(InMemoryGraphStore):
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        live = [i for i in entity_ids if (tenant_id, i) in self._entities]
+        await super().delete_entities(tenant_id, entity_ids)
+        return len(live)
+
+
+class DeleteEntitiesOfNothingRaises(InMemoryGraphStore):
+    """An ``IN ()`` that the backend rejects."""
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        if not entity_ids:
+            raise InvalidArgumentError("syntax error at or near ')'")
+        return await super().delete_entities(tenant_id, entity_ids)
+
+
 # -- traversal ----------------------------------------------------------------------------------
 
 
@@ -893,6 +1025,64 @@ CASES: tuple[Case, ...] = (
         DeleteByTenantCountsEveryRow,
         ("test_delete_by_tenant_removes_everything_and_counts_entities",),
     ),
+    Case(
+        DeleteEntitiesIgnoresTheTenant,
+        (
+            "test_delete_entities_never_crosses_tenants",
+            "test_delete_entities_leaves_exactly_what_did_not_hang_on_them",
+        ),
+    ),
+    Case(
+        DeleteEntitiesLeavesEdges,
+        (
+            "test_delete_entities_removes_every_relationship_touching_it",
+            "test_delete_entities_never_crosses_tenants",
+            "test_a_deleted_entity_id_can_be_upserted_again",
+            "test_delete_entities_leaves_exactly_what_did_not_hang_on_them",
+        ),
+    ),
+    Case(
+        DeleteEntitiesLeavesEdgesIntoThem,
+        ("test_delete_entities_removes_every_relationship_touching_it",),
+    ),
+    Case(DeleteEntitiesLeavesBlockingKeys, ("test_a_deleted_entity_id_can_be_upserted_again",)),
+    Case(
+        DeleteEntitiesLeavesKeyCopies,
+        (
+            "test_delete_entities_removes_its_blocking_keys",
+            "test_delete_entities_never_crosses_tenants",
+            "test_delete_entities_leaves_exactly_what_did_not_hang_on_them",
+        ),
+    ),
+    Case(
+        DeleteEntitiesDeletesNothing,
+        (
+            "test_delete_entities_removes_the_entity_from_every_entity_read",
+            "test_delete_entities_is_idempotent",
+            "test_delete_entities_leaves_exactly_what_did_not_hang_on_them",
+        ),
+    ),
+    Case(
+        DeleteEntitiesLeavesAliases,
+        (
+            "test_delete_entities_removes_the_aliases_pointing_at_it",
+            "test_a_deleted_entity_id_can_be_upserted_again",
+            "test_delete_entities_never_crosses_tenants",
+            "test_delete_entities_leaves_exactly_what_did_not_hang_on_them",
+        ),
+    ),
+    Case(DeleteEntitiesRemovesAliasIds, ("test_delete_entities_ignores_alias_ids",)),
+    Case(
+        DeleteEntitiesCountsEveryIdGiven,
+        (
+            "test_delete_entities_counts_each_removed_entity_once",
+            "test_delete_entities_is_idempotent",
+            "test_delete_entities_of_no_ids_is_zero",
+            "test_delete_entities_ignores_alias_ids",
+        ),
+    ),
+    Case(DeleteEntitiesCountsDuplicates, ("test_delete_entities_counts_each_removed_entity_once",)),
+    Case(DeleteEntitiesOfNothingRaises, ("test_delete_entities_of_no_ids_is_zero",)),
     Case(
         NeighboursRevisit,
         (

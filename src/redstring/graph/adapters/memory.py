@@ -103,6 +103,31 @@ class InMemoryGraphStore:
         ]
         return _copies(_by_id_text(matching)[:limit])
 
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        """Remove the tenant's live entities among ``entity_ids``; returns how many.
+
+        Their index entries, every edge touching them and every alias pointing at them go too;
+        alias ids and absent ids are ignored. Nothing can fail midway, so it is all or nothing.
+        """
+        doomed = {entity_id for entity_id in entity_ids if (tenant_id, entity_id) in self._entities}
+        if not doomed:
+            return 0
+        for entity_id in doomed:
+            self._unindex(tenant_id, self._entities.pop((tenant_id, entity_id)))
+        for edge_key in [
+            key
+            for key, edge in self._relationships.items()
+            if key[0] == tenant_id and (edge.subject_id in doomed or edge.object_id in doomed)
+        ]:
+            del self._relationships[edge_key]
+        for alias_key in [
+            key
+            for key, alias in self._aliases.items()
+            if key[0] == tenant_id and alias.canonical_id in doomed
+        ]:
+            del self._aliases[alias_key]
+        return len(doomed)
+
     # -- blocking keys ----------------------------------------------------------------------
 
     async def find_by_blocking_key(self, tenant_id: TenantId, key: str) -> list[Entity]:
@@ -273,14 +298,18 @@ class InMemoryGraphStore:
     def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
         previous = self._entities.get((tenant_id, entity.id))
         if previous is not None:
-            for key in previous.blocking_keys:
-                indexed = self._blocking[(tenant_id, key)]
-                indexed.discard(entity.id)
-                if not indexed:
-                    del self._blocking[(tenant_id, key)]
+            self._unindex(tenant_id, previous)
         for key in entity.blocking_keys:
             self._blocking.setdefault((tenant_id, key), set()).add(entity.id)
         self._entities[(tenant_id, entity.id)] = entity
+
+    def _unindex(self, tenant_id: TenantId, entity: Entity) -> None:
+        """Drop ``entity`` from the index entries of the keys it was stored with."""
+        for key in entity.blocking_keys:
+            indexed = self._blocking[(tenant_id, key)]
+            indexed.discard(entity.id)
+            if not indexed:
+                del self._blocking[(tenant_id, key)]
 
     def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
         ids = self._blocking.get((tenant_id, key), set())

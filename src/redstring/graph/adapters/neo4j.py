@@ -118,6 +118,19 @@ CALL (c, live) {
 RETURN c IS NOT NULL AS canonical_exists, live IS NOT NULL AS alias_is_live
 """
 
+# DETACH DELETE takes each entity's RELATES edges (either end) and the INDEXES edges from its
+# key nodes; its Alias nodes are deleted first, and Alias nodes of other entities stay put.
+# Key nodes a deletion leaves unlinked stay too, as after an upsert that drops a key.
+_DELETE_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Entity {tenant_id: $tenant_id, id: id})
+OPTIONAL MATCH (a:Alias {tenant_id: $tenant_id})-[:ALIAS_OF]->(e)
+WITH e, collect(a) AS aliases
+FOREACH (a IN aliases | DETACH DELETE a)
+DETACH DELETE e
+RETURN count(*) AS removed
+"""
+
 # One hop of a neighbours() path, by (direction, filtered by relationship type).
 _HOP: dict[tuple[str, bool], LiteralString] = {
     ("out", False): "()-[r:RELATES]->()",
@@ -275,6 +288,21 @@ class Neo4jGraphStore:
             },
         )
         return [_entity(record["entity"]) for record in result.records]
+
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        """Remove the tenant's live entities among ``entity_ids``; returns how many.
+
+        One query in one transaction: each entity goes with its edges (either end), its
+        blocking-key links and the Alias nodes pointing at it. Alias ids and absent ids match
+        no ``:Entity`` node and are ignored.
+        """
+        if not entity_ids:
+            return 0
+        result = await self._run(
+            _DELETE_ENTITIES,
+            {"tenant_id": tenant_id, "ids": sorted({id_text(i) for i in entity_ids})},
+        )
+        return int(result.records[0]["removed"])
 
     # -- aliases -------------------------------------------------------------------------
 

@@ -37,6 +37,11 @@ _INDEXED_CHARS = 200
 at most, and a key derived from a long name can be longer)."""
 
 
+_DELETE_ATTEMPTS = 3
+"""How often ``delete_entities`` runs its transaction when a concurrent edge write to a doomed
+entity makes the foreign keys refuse it."""
+
+
 def _indexed(values: Iterable[str]) -> list[str]:
     return sorted({value[:_INDEXED_CHARS] for value in values})
 
@@ -282,6 +287,50 @@ class PostgresGraphStore(NamesOnlyStore):
         )
         return [_entity(row) for row in rows]
 
+    async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
+        """Remove the tenant's live entities among ``entity_ids``; returns how many.
+
+        One statement in one transaction deletes their edges (either end), the aliases
+        pointing at them, their blocking keys and then the entities, so the foreign keys hold
+        and a failure removes nothing. Alias ids and absent ids match no entity row and are
+        ignored. Holds the tenant's shared lock, so an alias write waits and then sees the
+        canonical gone.
+        """
+        wanted = sorted(set(entity_ids), key=str)
+        if not wanted:
+            return 0
+        statement = f"""
+            WITH edges AS (
+                DELETE FROM {self._relationships}
+                WHERE tenant_id = $1
+                  AND (subject_id = ANY($2::uuid[]) OR object_id = ANY($2::uuid[]))
+            ), aliases AS (
+                DELETE FROM {self._aliases} WHERE tenant_id = $1 AND canonical_id = ANY($2::uuid[])
+            ), keys AS (
+                DELETE FROM {self._keys} WHERE tenant_id = $1 AND entity_id = ANY($2::uuid[])
+            ), gone AS (
+                DELETE FROM {self._entities} WHERE tenant_id = $1 AND id = ANY($2::uuid[])
+                RETURNING id
+            )
+            SELECT count(*) AS removed FROM gone
+            """
+        for _retry in range(_DELETE_ATTEMPTS - 1):
+            try:
+                return await self._delete_entities_once(tenant_id, wanted, statement)
+            except asyncpg.ForeignKeyViolationError:
+                # An edge written concurrently to a doomed entity, after this statement's
+                # snapshot: the transaction rolled back whole, so running it again is safe.
+                continue
+        return await self._delete_entities_once(tenant_id, wanted, statement)
+
+    async def _delete_entities_once(
+        self, tenant_id: TenantId, wanted: list[EntityId], statement: str
+    ) -> int:
+        async with self._pool.acquire() as conn, conn.transaction():
+            await self._lock_tenant(conn, tenant_id, exclusive=False)
+            removed: int = await conn.fetchval(statement, tenant_id, wanted)
+        return removed
+
     # --- aliases ------------------------------------------------------------------------
 
     async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
@@ -455,7 +504,8 @@ class PostgresGraphStore(NamesOnlyStore):
                     [r.provenance.model_dump_json() for r in batch],
                 )
             except asyncpg.ForeignKeyViolationError:
-                # Only a concurrent delete_by_tenant can remove an endpoint after the check.
+                # Only a concurrent delete_by_tenant or delete_entities can remove an
+                # endpoint after the check.
                 raise MissingEntityError(sorted(endpoints, key=str), tenant_id=tenant_id) from None
 
     async def get_relationship(
