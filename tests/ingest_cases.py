@@ -21,7 +21,11 @@ from redstring import (
     RelationshipRecord,
     tenant_id,
 )
-from tests.ingest_support import VocabularyExtractor, store_state
+from tests.ingest_support import (
+    VocabularyExtractor,
+    assert_projections_match_history,
+    store_state,
+)
 
 T = "acme"
 DOC_A = (
@@ -41,6 +45,7 @@ class KnowledgeGraphCases:
         raise NotImplementedError
 
     async def _names(self, kg: KnowledgeGraph, tenant: str = T) -> list[str]:
+        await assert_projections_match_history(kg, tenant)
         snapshot = await kg.export(tenant)
         return sorted(item.entity.name for item in snapshot.entities)
 
@@ -56,9 +61,7 @@ class KnowledgeGraphCases:
             ["Amara Okafor", "Okafor Labs", "Lagos", "Bruno Diaz", "Northwind", "Chen Wei"]
         )
         snapshot = await kg.export(T)
-        edges = {
-            (r.type, r.subject_id, r.object_id) for r in snapshot.relationships
-        }
+        edges = {(r.type, r.subject_id, r.object_id) for r in snapshot.relationships}
         by_name = {item.entity.name: item.entity.id for item in snapshot.entities}
         assert ("WORKS_FOR", by_name["Amara Okafor"], by_name["Okafor Labs"]) in edges
         assert ("WORKS_FOR", by_name["Chen Wei"], by_name["Northwind"]) in edges
@@ -125,8 +128,14 @@ class KnowledgeGraphCases:
         report = await kg.import_records(
             T,
             [
-                {"kind": "entity", "ref": "p1", "type": "Person", "name": "Amara Okafor",
-                 "attributes": {"born": "1984-02-11"}, "source": "crm"},
+                {
+                    "kind": "entity",
+                    "ref": "p1",
+                    "type": "Person",
+                    "name": "Amara Okafor",
+                    "attributes": {"born": "1984-02-11"},
+                    "source": "crm",
+                },
                 EntityRecord(ref="o1", type="Organization", name="Quill Press", source="crm"),
                 RelationshipRecord(subject="p1", type="WORKS_FOR", object="o1", source="crm"),
             ],
@@ -151,7 +160,9 @@ class KnowledgeGraphCases:
         assert caught.value.line == 2 and caught.value.field == "name"
         dangling = [
             json.dumps({"kind": "entity", "ref": "p1", "type": "Person", "name": "Ada"}),
-            json.dumps({"kind": "relationship", "subject": "p1", "type": "WORKS_FOR", "object": "x"}),
+            json.dumps(
+                {"kind": "relationship", "subject": "p1", "type": "WORKS_FOR", "object": "x"}
+            ),
         ]
         with pytest.raises(InvalidRecordError) as caught:
             await kg.import_jsonl(T, dangling)

@@ -44,7 +44,11 @@ class VocabularyExtractor:
             if marker in text:
                 raise MalformedCompletionError(f"scripted failure for {marker!r}")
         entities: list[ExtractedEntity] = []
-        for kind, names in (("Person", self.people), ("Organization", self.orgs), ("Location", self.cities)):
+        for kind, names in (
+            ("Person", self.people),
+            ("Organization", self.orgs),
+            ("Location", self.cities),
+        ):
             for name in names:
                 if name in text:
                     entities.append(ExtractedEntity(name=name, type=kind))
@@ -75,13 +79,20 @@ async def store_state(kg: KnowledgeGraph, tenant: str) -> dict[str, Any]:
         after = page[-1].id
     ids = [entity.id for entity in entities]
     relationships = await kg.graph.get_relationships_for(key, ids) if ids else []
-    aliases = {str(i): [a.model_dump(mode="json") for a in await kg.graph.find_aliases(key, i)] for i in ids}
+    aliases = {
+        str(i): [a.model_dump(mode="json") for a in await kg.graph.find_aliases(key, i)]
+        for i in ids
+    }
     vectors = {}
     for entity_id in ids:
         record = await kg.vectors.get(key, entity_id)
-        vectors[str(entity_id)] = None if record is None else (
-            [round(x, 5) for x in record.vector],
-            record.metadata,
+        vectors[str(entity_id)] = (
+            None
+            if record is None
+            else (
+                [round(x, 5) for x in record.vector],
+                record.metadata,
+            )
         )
     sources = await kg.chunks.list_sources(key)
     passages = {
@@ -97,3 +108,30 @@ async def store_state(kg: KnowledgeGraph, tenant: str) -> dict[str, Any]:
         "vectors": vectors,
         "passages": passages,
     }
+
+
+async def assert_projections_match_history(kg: KnowledgeGraph, tenant: str) -> None:
+    """The stores hold exactly what the folded log says: entities, edges, aliases, vectors."""
+    history = await kg.history(tenant)
+    state = await store_state(kg, tenant)
+    expected_entities = sorted(
+        (h.entity.model_dump(mode="json") for h in history.entities.values()),
+        key=lambda e: e["id"],
+    )
+    assert state["entities"] == expected_entities
+    expected_edges = sorted(
+        (h.relationship.model_dump(mode="json") for h in history.relationships.values()),
+        key=lambda r: r["id"],
+    )
+    assert state["relationships"] == expected_edges
+    assert set(state["vectors"]) == {str(i) for i in history.entities}
+    assert all(vector is not None for vector in state["vectors"].values())
+    for entity_id in history.entities:
+        expected = [a.model_dump(mode="json") for a in history.aliases_of(entity_id)]
+        assert state["aliases"][str(entity_id)] == expected
+    live = set(history.entities)
+    for passages in state["passages"].values():
+        for passage in passages:
+            assert {__import__("uuid").UUID(i) for i in passage["entity_ids"]} <= live
+    expected_sources = {s for s, h in history.sources.items() if h.chunk_ids}
+    assert set(state["passages"]) == expected_sources
