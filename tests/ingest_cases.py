@@ -69,7 +69,8 @@ class KnowledgeGraphCases:
         mentioned = await kg.chunks.get_by_entity(tenant_id(T), by_name["Amara Okafor"])
         assert len(mentioned) == 2
         found = await kg.vectors.get(tenant_id(T), by_name["Northwind"])
-        assert found is not None and found.metadata["entity_type"] == "Organization"
+        assert found is not None
+        assert found.metadata["entity_type"] == "Organization"
 
     async def test_unchanged_reingest_and_rebuild_call_the_model_zero_times(self) -> None:
         """Extraction results live in the log: re-ingest and rebuild never ask again."""
@@ -79,7 +80,8 @@ class KnowledgeGraphCases:
         before = await store_state(kg, T)
         calls = extractor.calls
         again = await kg.ingest(T, "a.md", DOC_A)
-        assert again.unchanged and again.model_calls == 0
+        assert again.unchanged
+        assert again.model_calls == 0
         replayed = await kg.rebuild(T)
         assert replayed > 0
         assert extractor.calls == calls
@@ -92,10 +94,13 @@ class KnowledgeGraphCases:
         first = await kg.ingest(T, "a.md", DOC_A)
         changed = DOC_A.replace("Chen Wei works for Northwind.", "Eli Stone works for Harbor Bank.")
         report = await kg.ingest(T, "a.md", changed)
-        assert report.model_calls == 1 and report.chunks_removed == 1
+        assert report.model_calls == 1
+        assert report.chunks_removed == 1
         assert report.chunks == first.chunks
         names = await self._names(kg)
-        assert "Chen Wei" not in names and "Eli Stone" in names and "Northwind" in names
+        assert "Chen Wei" not in names
+        assert "Eli Stone" in names
+        assert "Northwind" in names
         incremental = await store_state(kg, T)
         await kg.rebuild(T)
         assert await store_state(kg, T) == incremental
@@ -106,14 +111,16 @@ class KnowledgeGraphCases:
         await kg.ingest(T, "a.md", DOC_A)
         await kg.ingest(T, "b.md", DOC_B)
         report = await kg.delete_source(T, "a.md")
-        assert report.existed and report.entities_removed == 4
+        assert report.existed
+        assert report.entities_removed == 4
         names = await self._names(kg)
         assert names == ["Chen Wei", "Dana Ivers", "Northwind", "Osaka"]
         snapshot = await kg.export(T)
         assert {item.sources[0] for item in snapshot.entities} == {"b.md"}
         assert all(p.source_id == "b.md" for p in snapshot.passages)
         stats = await kg.stats(T)
-        assert stats.entities == 4 and stats.sources == 1
+        assert stats.entities == 4
+        assert stats.sources == 1
         assert [s.source_id for s in await kg.sources(T)] == ["b.md"]
         incremental = await store_state(kg, T)
         await kg.rebuild(T)
@@ -140,12 +147,14 @@ class KnowledgeGraphCases:
                 RelationshipRecord(subject="p1", type="WORKS_FOR", object="o1", source="crm"),
             ],
         )
-        assert report.entities_created == 1 and report.entities_matched == 1
+        assert report.entities_created == 1
+        assert report.entities_matched == 1
         snapshot = await kg.export(T)
         amara = next(i for i in snapshot.entities if i.entity.name == "Amara Okafor")
         assert report.refs["p1"] == amara.entity.id
         assert amara.entity.attributes["born"] == "1984-02-11"
-        assert amara.sources == ["a.md", "crm"] and amara.import_refs == ["crm:p1"]
+        assert amara.sources == ["a.md", "crm"]
+        assert amara.import_refs == ["crm:p1"]
         assert report.relationships == 1
 
     async def test_a_malformed_line_names_line_and_field_and_writes_nothing(self) -> None:
@@ -157,7 +166,8 @@ class KnowledgeGraphCases:
         ]
         with pytest.raises(InvalidRecordError) as caught:
             await kg.import_jsonl(T, lines)
-        assert caught.value.line == 2 and caught.value.field == "name"
+        assert caught.value.line == 2
+        assert caught.value.field == "name"
         dangling = [
             json.dumps({"kind": "entity", "ref": "p1", "type": "Person", "name": "Ada"}),
             json.dumps(
@@ -166,7 +176,8 @@ class KnowledgeGraphCases:
         ]
         with pytest.raises(InvalidRecordError) as caught:
             await kg.import_jsonl(T, dangling)
-        assert caught.value.line == 2 and caught.value.field == "object"
+        assert caught.value.line == 2
+        assert caught.value.field == "object"
         assert (await kg.stats(T)).events == 0
 
     async def test_bad_input_is_refused_with_a_typed_error_and_nothing_written(self) -> None:
@@ -200,7 +211,8 @@ class KnowledgeGraphCases:
         extractor.fail_on.clear()
         calls = extractor.calls
         retry = await kg.ingest(T, "a.md", DOC_A)
-        assert extractor.calls == calls + 1 and retry.failed_chunks == []
+        assert extractor.calls == calls + 1
+        assert retry.failed_chunks == []
         assert "Chen Wei" in await self._names(kg)
 
     async def test_tenants_never_see_each_other(self) -> None:

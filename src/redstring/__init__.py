@@ -79,8 +79,7 @@ from redstring.ports.vector_store import VectorStore
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DEFAULT_SCHEMA",
+__all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "Alias",
     "Cache",
     "Chunk",
@@ -88,6 +87,7 @@ __all__ = [
     "ChunkStore",
     "CircuitOpenError",
     "ConcurrencyConflictError",
+    "DEFAULT_SCHEMA",
     "DeleteReport",
     "DimensionMismatchError",
     "DocumentTooLargeError",

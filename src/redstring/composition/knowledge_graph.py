@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from pydantic import JsonValue
 
@@ -41,9 +41,6 @@ from redstring.ports.extractor import Extractor
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.projector import Projector
-
-if TYPE_CHECKING:
-    import asyncpg
 
 
 def _tenant(value: str) -> TenantId:
@@ -133,7 +130,7 @@ class KnowledgeGraph:
     @classmethod
     async def on_postgres(
         cls,
-        dsn_or_pool: str | asyncpg.Pool,
+        dsn_or_pool: str | Any,
         *,
         embeddings: EmbeddingProvider | None = None,
         extractor: Extractor | None = None,
@@ -146,20 +143,19 @@ class KnowledgeGraph:
     ) -> KnowledgeGraph:
         """All four PostgreSQL stores in one database, their schema ensured.
 
-        Given a DSN, the graph owns a new pool and closes it; given a pool, it leaves the pool
-        open. The vector table's dimension is the embedding provider's.
+        ``dsn_or_pool`` is a DSN (the graph then owns a new pool and closes it) or an
+        ``asyncpg.Pool`` (left open). The vector table's dimension is the embedding provider's.
         """
-        import asyncpg
-
         from redstring.chunks.adapters.postgres import PostgresChunkStore
         from redstring.eventlog.adapters.postgres import PostgresEventLog
         from redstring.graph.adapters.postgres import PostgresGraphStore
+        from redstring.postgres.pool import create_pool
         from redstring.vector.adapters.pgvector import PgVectorStore
 
         provider = embeddings or _bundled_embeddings()
         owns = isinstance(dsn_or_pool, str)
         pool: Any = (
-            await asyncpg.create_pool(dsn_or_pool, min_size=1, max_size=max_connections)
+            await create_pool(dsn_or_pool, min_size=1, max_size=max_connections)
             if isinstance(dsn_or_pool, str)
             else dsn_or_pool
         )

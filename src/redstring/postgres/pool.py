@@ -18,7 +18,7 @@ import asyncpg
 from redstring.postgres.locks import SCHEMA_LOCK, lock_for_transaction
 from redstring.postgres.names import TableNames
 
-__all__ = ["NamesOnlyStore", "PostgresStore", "affected"]
+__all__ = ["NamesOnlyStore", "PostgresStore", "affected", "create_pool"]
 
 
 class PostgresStore(ABC):
@@ -132,3 +132,8 @@ class NamesOnlyStore(PostgresStore):
 def affected(status: str) -> int:
     """The row count of a command tag such as ``DELETE 3``."""
     return int(status.rsplit(" ", 1)[-1])
+
+
+async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+    """A new asyncpg pool for ``dsn``; the caller owns it and closes it."""
+    return await asyncpg.create_pool(dsn, min_size=min_size, max_size=max_size)
