@@ -311,9 +311,13 @@ class GraphWriter:
                 winner.extraction if isinstance(winner, ChunkExtracted) else extraction
             )
 
-        async with asyncio.TaskGroup() as group:
-            for chunk in chunks:
-                group.create_task(one(chunk))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for chunk in chunks:
+                    group.create_task(one(chunk))
+        except BaseExceptionGroup as failures:
+            # The first failure is the caller's error; the group is an asyncio detail.
+            raise failures.exceptions[0] from None
         return results, counts["calls"], counts["reused"]
 
     async def _plan_source(
