@@ -160,6 +160,25 @@ class EntitiesMerged(GraphEvent):
     explanation: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class EntitiesUnmerged(GraphEvent):
+    """A merge was undone: ``restored`` is the loser again, ``entity`` the winner's new state.
+
+    The pair is kept apart from now on (a do-not-merge constraint). ``restored_chunks`` are
+    the passages whose mention goes back to the restored entity; ``winner_left_chunks`` are
+    those the winner no longer appears in.
+    """
+
+    TYPE: ClassVar[str] = "EntitiesUnmerged"
+    winner_id: EntityId
+    restored: Entity
+    restored_names: list[str]
+    restored_evidence: list[Evidence]
+    entity: Entity
+    names: list[str]
+    restored_chunks: list[ChunkId] = Field(default_factory=list)
+    winner_left_chunks: list[ChunkId] = Field(default_factory=list)
+
+
 class AliasAdded(GraphEvent):
     """An id now resolves to another entity."""
 
@@ -232,6 +251,7 @@ EVENT_TYPES: dict[str, type[GraphEvent]] = {
         EntityUpdated,
         EntityRetracted,
         EntitiesMerged,
+        EntitiesUnmerged,
         AliasAdded,
         PossibleMatchRecorded,
         RelationshipAsserted,

@@ -13,7 +13,7 @@ the fold checks nothing, it records.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from pydantic import JsonValue
@@ -24,6 +24,7 @@ from redstring.domain.events import StoredEvent
 from redstring.domain.graph_events import (
     AliasAdded,
     EntitiesMerged,
+    EntitiesUnmerged,
     EntityCreated,
     EntityRetracted,
     EntityUpdated,
@@ -199,6 +200,8 @@ class MergeRecord:
     score: float | None
     rule: str
     explanation: dict[str, JsonValue]
+    loser_evidence: tuple[Evidence, ...] = ()
+    undone: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,6 +232,7 @@ class TenantHistory:
     entities_by_source: dict[SourceId, set[EntityId]] = field(default_factory=dict)
     relationships_by_source: dict[SourceId, set[RelationshipId]] = field(default_factory=dict)
     relationships_by_entity: dict[EntityId, set[RelationshipId]] = field(default_factory=dict)
+    keep_apart: set[frozenset[EntityId]] = field(default_factory=set)
 
     def apply_all(self, events: Iterable[StoredEvent]) -> None:
         """Fold every event in order."""
@@ -249,6 +253,8 @@ class TenantHistory:
             self._drop_aliases_of(event.entity_id)
         elif isinstance(event, EntitiesMerged):
             self._merge(stored.position, event)
+        elif isinstance(event, EntitiesUnmerged):
+            self._unmerge(event)
         elif isinstance(event, AliasAdded):
             self.aliases[event.alias.alias_id] = event.alias
         elif isinstance(event, PossibleMatchRecorded):
@@ -322,8 +328,30 @@ class TenantHistory:
                 score=event.score,
                 rule=event.rule,
                 explanation=event.explanation,
+                loser_evidence=tuple(loser.evidence if loser else ()),
             )
         )
+
+    def _unmerge(self, event: EntitiesUnmerged) -> None:
+        restored_id = event.restored.id
+        self.aliases.pop(restored_id, None)
+        winner = self.entities.get(event.winner_id)
+        moved = {item.key for item in event.restored_evidence}
+        kept = [item for item in (winner.evidence if winner else []) if item.key not in moved]
+        self.entities[event.winner_id] = EntityHistory(
+            entity=event.entity.model_copy(deep=True), names=list(event.names), evidence=kept
+        )
+        self.entities[restored_id] = EntityHistory(
+            entity=event.restored.model_copy(deep=True),
+            names=list(event.restored_names),
+            evidence=list(event.restored_evidence),
+        )
+        self._index_entity(restored_id, event.restored_evidence)
+        self.keep_apart.add(frozenset({event.winner_id, restored_id}))
+        self.merges = [
+            replace(record, undone=True) if record.loser_id == restored_id else record
+            for record in self.merges
+        ]
 
     def _index_entity(self, entity_id: EntityId, evidence: Sequence[Evidence]) -> None:
         # The indexes only ever grow; readers check membership against the live state, so a

@@ -31,10 +31,14 @@ from redstring.domain.graph_events import (
     GRAPH_STREAM,
     ChunkExtracted,
     ChunkExtractionFailed,
+    EntitiesMerged,
+    EntitiesUnmerged,
     Evidence,
     GraphEvent,
     PossibleMatchRecorded,
     RecordsImported,
+    RelationshipAsserted,
+    RelationshipRetracted,
     SourceDeleted,
     SourceIngested,
     Support,
@@ -43,9 +47,17 @@ from redstring.domain.graph_events import (
     derived_id,
     encode,
     encode_batch,
+    relationship_id_for,
 )
-from redstring.domain.history import TenantHistory
+from redstring.domain.history import (
+    TenantHistory,
+    add_evidence,
+    add_supports,
+    entity_state,
+    relationship_state,
+)
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.models import Alias
 from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.schema import Schema
 from redstring.ingest.changes import ChangeSet
@@ -68,6 +80,14 @@ class ExtractorNotConfiguredError(RedstringError):
 
 class DocumentTooLargeError(InvalidArgumentError):
     """A document is larger than ``IngestSettings.max_document_chars``."""
+
+
+class UnknownEntityError(InvalidArgumentError):
+    """An entity id names nothing in the tenant (neither an entity nor an alias)."""
+
+
+class MergeRefusedError(InvalidArgumentError):
+    """A merge or unmerge cannot be made: types differ, the pair is kept apart, or no merge."""
 
 
 class WriteConflictError(RedstringError):
@@ -590,6 +610,166 @@ class GraphWriter:
 
         return await self._write(tenant, plan)
 
+    # -- merges ---------------------------------------------------------------------------
+
+    async def merge(
+        self,
+        tenant: TenantId,
+        keep: EntityId,
+        absorb: EntityId,
+        *,
+        rule: str = "manual",
+        score: float | None = None,
+        explanation: Mapping[str, JsonValue] | None = None,
+    ) -> EntityId:
+        """Merge ``absorb`` into ``keep`` (ids or aliases); returns the surviving entity id.
+
+        The absorbed entity becomes an alias; its evidence, aliases and edges move to the
+        survivor. Raises :class:`UnknownEntityError` for an id naming nothing and
+        :class:`MergeRefusedError` for different types or a pair kept apart by an unmerge.
+        """
+
+        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], EntityId]:
+            winner = _live(history, keep)
+            loser = _live(history, absorb)
+            if winner == loser:
+                return [], winner
+            if frozenset({winner, loser}) in history.keep_apart:
+                raise MergeRefusedError(
+                    f"entities {winner} and {loser} were unmerged and are kept apart; they "
+                    "will not be merged again"
+                )
+            kept, gone = history.entities[winner], history.entities[loser]
+            if kept.entity.type != gone.entity.type:
+                raise MergeRefusedError(
+                    f"cannot merge a {gone.entity.type} ({gone.entity.name!r}) into a "
+                    f"{kept.entity.type} ({kept.entity.name!r}): types must match"
+                )
+            entity, names = entity_state(winner, add_evidence(kept.evidence, gone.evidence))
+            events: list[GraphEvent] = []
+            edges: dict[str, tuple[str, EntityId, EntityId, list[Support]]] = {}
+            for relationship_id in history.relationships_touching(loser):
+                old = history.relationships[relationship_id]
+                events.append(RelationshipRetracted(relationship_id=relationship_id))
+                rel = old.relationship
+                subject = winner if rel.subject_id == loser else rel.subject_id
+                obj = winner if rel.object_id == loser else rel.object_id
+                new_id = relationship_id_for(subject, rel.type, obj)
+                existing = history.relationships.get(new_id)
+                if str(new_id) in edges:
+                    base = edges[str(new_id)][3]
+                else:
+                    base = list(existing.supports) if existing is not None else []
+                edges[str(new_id)] = (rel.type, subject, obj, add_supports(base, old.supports))
+            events.append(
+                EntitiesMerged(
+                    winner_id=winner,
+                    loser_id=loser,
+                    loser_name=gone.entity.name,
+                    entity=entity,
+                    names=names,
+                    moved_aliases=[
+                        Alias(alias_id=a.alias_id, canonical_id=winner, name=a.name)
+                        for a in history.aliases_of(loser)
+                    ],
+                    score=score,
+                    rule=rule,
+                    explanation=dict(explanation or {}),
+                )
+            )
+            for key in sorted(edges):
+                kind, subject, obj, supports = edges[key]
+                new_id = relationship_id_for(subject, kind, obj)
+                events.append(
+                    RelationshipAsserted(
+                        relationship=relationship_state(new_id, kind, subject, obj, supports),
+                        support_added=supports,
+                    )
+                )
+            return events, winner
+
+        return await self._write(tenant, plan)
+
+    async def unmerge(self, tenant: TenantId, alias: EntityId) -> EntityId:
+        """Undo the merge that made ``alias`` an alias; returns the restored entity's id.
+
+        The restored entity gets back the evidence it brought to the merge (what of it still
+        exists); edges stated in passages where only it is mentioned move back to it. The pair
+        is kept apart from then on: :meth:`merge` refuses it. Raises
+        :class:`MergeRefusedError` when ``alias`` is not an alias made by a merge.
+        """
+
+        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], EntityId]:
+            current = history.aliases.get(alias)
+            record = next(
+                (m for m in reversed(history.merges) if m.loser_id == alias and not m.undone),
+                None,
+            )
+            if current is None or record is None:
+                raise MergeRefusedError(
+                    f"{alias} is not an alias left by a merge in this tenant; list merges "
+                    "with KnowledgeGraph.merges()"
+                )
+            winner = current.canonical_id
+            known = history.entities[winner]
+            moving = {item.key for item in record.loser_evidence}
+            back = [item for item in known.evidence if item.key in moving]
+            keep = [item for item in known.evidence if item.key not in moving]
+            if not back or not keep:
+                raise MergeRefusedError(
+                    f"cannot unmerge {alias}: "
+                    + ("none of its evidence remains" if not back else "it holds all evidence")
+                )
+            restored, restored_names = entity_state(alias, back)
+            entity, names = entity_state(winner, keep)
+            back_chunks = {item.chunk_id for item in back if item.chunk_id is not None}
+            keep_chunks = {item.chunk_id for item in keep if item.chunk_id is not None}
+            events: list[GraphEvent] = [
+                EntitiesUnmerged(
+                    winner_id=winner,
+                    restored=restored,
+                    restored_names=restored_names,
+                    restored_evidence=back,
+                    entity=entity,
+                    names=names,
+                    restored_chunks=sorted(back_chunks),
+                    winner_left_chunks=sorted(back_chunks - keep_chunks),
+                )
+            ]
+            only_restored = back_chunks - keep_chunks
+            for relationship_id in history.relationships_touching(winner):
+                old = history.relationships[relationship_id]
+                moved = [s for s in old.supports if s.chunk_id in only_restored]
+                if not moved:
+                    continue
+                stays = [s for s in old.supports if s.chunk_id not in only_restored]
+                rel = old.relationship
+                if stays:
+                    events.append(
+                        RelationshipAsserted(
+                            relationship=relationship_state(
+                                rel.id, rel.type, rel.subject_id, rel.object_id, stays
+                            ),
+                            support_removed_chunks=sorted(
+                                {s.chunk_id for s in moved if s.chunk_id is not None}
+                            ),
+                        )
+                    )
+                else:
+                    events.append(RelationshipRetracted(relationship_id=rel.id))
+                subject = alias if rel.subject_id == winner else rel.subject_id
+                obj = alias if rel.object_id == winner else rel.object_id
+                new_id = relationship_id_for(subject, rel.type, obj)
+                events.append(
+                    RelationshipAsserted(
+                        relationship=relationship_state(new_id, rel.type, subject, obj, moved),
+                        support_added=moved,
+                    )
+                )
+            return events, alias
+
+        return await self._write(tenant, plan)
+
     # -- deletion and rebuild -------------------------------------------------------------
 
     async def delete_source(self, tenant: TenantId, source: SourceId) -> DeleteReport:
@@ -644,6 +824,13 @@ class GraphWriter:
             applied = await self._projector.catch_up(tenant, after=0, observer=fold)
             self._histories[tenant] = history
             return applied
+
+
+def _live(history: TenantHistory, entity_id: EntityId) -> EntityId:
+    found = history.resolve(entity_id)
+    if found is None:
+        raise UnknownEntityError(f"the tenant holds no entity or alias {entity_id}")
+    return found
 
 
 def _fold(name: str) -> str:

@@ -24,6 +24,7 @@ from redstring.domain.events import StoredEvent
 from redstring.domain.graph_events import (
     AliasAdded,
     EntitiesMerged,
+    EntitiesUnmerged,
     EntityCreated,
     EntityRetracted,
     EntityUpdated,
@@ -158,6 +159,8 @@ class Projector:
             await self._graph.delete_relationship(tenant, event.relationship_id)
         elif isinstance(event, EntitiesMerged):
             await self._merge(tenant, event, pending)
+        elif isinstance(event, EntitiesUnmerged):
+            await self._unmerge(tenant, event, pending)
         elif isinstance(event, AliasAdded):
             await self._alias(tenant, event.alias)
         elif isinstance(event, SourceIngested):
@@ -185,6 +188,27 @@ class Projector:
             )
         self._vector_delete(pending, loser)
         self._vector_upsert(pending, event.entity, event.names)
+
+    async def _unmerge(self, tenant: TenantId, event: EntitiesUnmerged, pending: _Page) -> None:
+        restored = event.restored
+        await self._graph.remove_alias(tenant, restored.id)
+        await self._upsert_entities(tenant, [event.entity, restored])
+        relink = set(event.restored_chunks) | set(event.winner_left_chunks)
+        if relink:
+            found = await self._chunks.get_many(tenant, relink)
+            changed = []
+            for chunk_id in sorted(found):
+                chunk = found[chunk_id].model_copy(deep=True)
+                ids = set(chunk.entity_ids)
+                if chunk_id in event.restored_chunks:
+                    ids.add(restored.id)
+                if chunk_id in event.winner_left_chunks:
+                    ids.discard(event.winner_id)
+                chunk.entity_ids = tuple(sorted(ids, key=str))
+                changed.append(chunk)
+            await self._chunks.upsert_many(tenant, changed)
+        self._vector_upsert(pending, event.entity, event.names)
+        self._vector_upsert(pending, restored, event.restored_names)
 
     async def _alias(self, tenant: TenantId, alias: Alias) -> None:
         # On a replay the alias id may still be a live entity from an earlier event of the

@@ -14,11 +14,15 @@ from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.ingest.service import IngestSettings
 from tests.ingest_support import ORGS, PEOPLE, VocabularyExtractor
 
+
+def _sentence(index: int, offset: int) -> str:
+    person = PEOPLE[(index + offset) % len(PEOPLE)]
+    org = ORGS[(index * 3 + offset) % len(ORGS)]
+    return f"{person} works for {org}."
+
+
 DOCUMENTS = {
-    f"doc-{index}.md": " ".join(
-        f"{PEOPLE[(index + offset) % len(PEOPLE)]} works for {ORGS[(index * 3 + offset) % len(ORGS)]}."
-        for offset in range(4)
-    )
+    f"doc-{index}.md": " ".join(_sentence(index, offset) for offset in range(4))
     for index in range(8)
 }
 

@@ -27,15 +27,24 @@ SOURCES = ("a.md", "b.md", "c.md")
 sentences = st.one_of(
     st.builds("{} works for {}.".format, st.sampled_from(PEOPLE), st.sampled_from(ORGS)),
     st.builds("{} visited {}.".format, st.sampled_from(PEOPLE), st.sampled_from(CITIES)),
-    st.builds("{} met {} at {}.".format, st.sampled_from(PEOPLE), st.sampled_from(PEOPLE), st.sampled_from(ORGS)),
+    st.builds(
+        "{} met {} at {}.".format,
+        st.sampled_from(PEOPLE),
+        st.sampled_from(PEOPLE),
+        st.sampled_from(ORGS),
+    ),
 )
 documents = st.lists(sentences, min_size=1, max_size=5).map(" ".join)
 operations = st.lists(
     st.one_of(
         st.tuples(st.just("ingest"), st.sampled_from(TENANTS), st.sampled_from(SOURCES), documents),
-        st.tuples(st.just("delete"), st.sampled_from(TENANTS), st.sampled_from(SOURCES), st.just("")),
         st.tuples(
-            st.just("import"), st.sampled_from(TENANTS), st.sampled_from(("crm", "erp")),
+            st.just("delete"), st.sampled_from(TENANTS), st.sampled_from(SOURCES), st.just("")
+        ),
+        st.tuples(
+            st.just("import"),
+            st.sampled_from(TENANTS),
+            st.sampled_from(("crm", "erp")),
             st.sampled_from(PEOPLE),
         ),
     ),
@@ -66,7 +75,15 @@ async def test_incremental_state_equals_rebuilt_state_and_tenants_stay_apart(
         else:
             await kg.import_records(
                 tenant,
-                [{"kind": "entity", "ref": "r1", "type": "Person", "name": payload, "source": source}],
+                [
+                    {
+                        "kind": "entity",
+                        "ref": "r1",
+                        "type": "Person",
+                        "name": payload,
+                        "source": source,
+                    }
+                ],
             )
             written[tenant].add(source)
     for tenant in TENANTS:
