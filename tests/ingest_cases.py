@@ -240,3 +240,44 @@ class KnowledgeGraphCases:
         assert report.dropped["unknown_entity_type"] >= 3
         assert report.dropped["dangling_relationship"] >= 2
         assert await self._names(kg) == ["Amara Okafor", "Bruno Diaz", "Chen Wei"]
+
+    async def test_merge_moves_evidence_edges_and_passages_and_unmerge_restores_them(
+        self,
+    ) -> None:
+        """A person's merge is an event; unmerge restores both and keeps them apart."""
+        from redstring import MergeRefusedError
+
+        kg = await self.new_graph(VocabularyExtractor())
+        await kg.ingest(T, "a.md", "Amara Okafor works for Okafor Labs.")
+        await kg.ingest(T, "b.md", "Dana Ivers works for Northwind.")
+        by_name = {i.entity.name: i.entity.id for i in (await kg.export(T)).entities}
+        amara, dana = by_name["Amara Okafor"], by_name["Dana Ivers"]
+        before = await store_state(kg, T)
+        survivor = await kg.merge(T, amara, dana)
+        assert survivor == amara
+        assert await self._names(kg) == ["Amara Okafor", "Northwind", "Okafor Labs"]
+        snapshot = await kg.export(T)
+        merged = next(i for i in snapshot.entities if i.entity.id == amara)
+        assert [a.alias_id for a in merged.aliases] == [dana]
+        assert merged.sources == ["a.md", "b.md"]
+        neighbours = await kg.graph.neighbours(tenant_id(T), amara)
+        assert {n.entity.name for n in neighbours} == {"Okafor Labs", "Northwind"}
+        passages = await kg.chunks.get_by_entity(tenant_id(T), amara)
+        assert {p.source_id for p in passages} == {"a.md", "b.md"}
+        merges = await kg.merges(T)
+        assert [(m.winner_id, m.loser_id, m.rule) for m in merges] == [(amara, dana, "manual")]
+        with pytest.raises(MergeRefusedError):
+            await kg.merge(T, amara, by_name["Okafor Labs"])
+        merged_state = await store_state(kg, T)
+        await kg.rebuild(T)
+        assert await store_state(kg, T) == merged_state
+
+        restored = await kg.unmerge(T, dana)
+        assert restored == dana
+        await assert_projections_match_history(kg, T)
+        assert await store_state(kg, T) == before
+        assert (await kg.merges(T))[0].undone
+        with pytest.raises(MergeRefusedError):
+            await kg.merge(T, amara, dana)
+        await kg.rebuild(T)
+        assert await store_state(kg, T) == before

@@ -47,6 +47,8 @@ from redstring.ingest.reports import (
     GraphStats,
     ImportReport,
     IngestReport,
+    MergeInfo,
+    PossibleMatchInfo,
     SnapshotEntity,
     SourceInfo,
 )
@@ -54,6 +56,8 @@ from redstring.ingest.service import (
     DocumentTooLargeError,
     ExtractorNotConfiguredError,
     IngestSettings,
+    MergeRefusedError,
+    UnknownEntityError,
     WriteConflictError,
 )
 from redstring.ports.cache import Cache
@@ -122,9 +126,12 @@ __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "LlmProvider",
     "LlmProviderError",
     "MalformedCompletionError",
+    "MergeInfo",
+    "MergeRefusedError",
     "MissingEntityError",
     "Neighbour",
     "NewEvent",
+    "PossibleMatchInfo",
     "Provenance",
     "RateLimitedError",
     "RedstringError",
@@ -141,6 +148,7 @@ __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "StoredEvent",
     "TenantId",
     "TransientLlmError",
+    "UnknownEntityError",
     "VectorMatch",
     "VectorRecord",
     "VectorStore",

@@ -19,7 +19,7 @@ from typing import Any, Self
 from pydantic import JsonValue
 
 from redstring.domain.history import TenantHistory
-from redstring.domain.ids import SourceId, TenantId, source_id, tenant_id
+from redstring.domain.ids import EntityId, SourceId, TenantId, source_id, tenant_id
 from redstring.domain.schema import DEFAULT_SCHEMA, Schema
 from redstring.ingest.records import parse_jsonl, split_and_check
 from redstring.ingest.reports import (
@@ -28,6 +28,8 @@ from redstring.ingest.reports import (
     GraphStats,
     ImportReport,
     IngestReport,
+    MergeInfo,
+    PossibleMatchInfo,
     SnapshotEntity,
     SourceInfo,
 )
@@ -277,7 +279,61 @@ class KnowledgeGraph:
         """
         return await self._writer.rebuild(_tenant(tenant))
 
+    async def merge(self, tenant: str, keep: EntityId, absorb: EntityId) -> EntityId:
+        """Merge entity ``absorb`` into ``keep`` (a person's decision); returns the survivor.
+
+        The absorbed id becomes an alias; its evidence, aliases and edges move over. Raises
+        ``UnknownEntityError`` or ``MergeRefusedError`` (different types, or a pair that an
+        unmerge keeps apart).
+        """
+        return await self._writer.merge(_tenant(tenant), keep, absorb)
+
+    async def unmerge(self, tenant: str, alias: EntityId) -> EntityId:
+        """Undo the merge that made ``alias`` an alias; the pair is kept apart afterwards."""
+        return await self._writer.unmerge(_tenant(tenant), alias)
+
     # -- reads ----------------------------------------------------------------------------
+
+    async def merges(self, tenant: str) -> list[MergeInfo]:
+        """Every merge recorded for the tenant, oldest first, with the rule and evidence."""
+        history = await self.history(tenant)
+        return [
+            MergeInfo(
+                winner_id=record.winner_id,
+                winner_name=_name(history, record.winner_id),
+                loser_id=record.loser_id,
+                loser_name=record.loser_name,
+                rule=record.rule,
+                score=record.score,
+                explanation=dict(record.explanation),
+                undone=record.undone,
+            )
+            for record in history.merges
+        ]
+
+    async def possible_matches(self, tenant: str) -> list[PossibleMatchInfo]:
+        """Pairs kept apart for review (both still live and not since merged or unmerged)."""
+        history = await self.history(tenant)
+        found = []
+        for record in history.possible_matches:
+            left = history.resolve(record.entity_id)
+            right = history.resolve(record.candidate_id)
+            if left is None or right is None or left == right:
+                continue
+            if frozenset({left, right}) in history.keep_apart:
+                continue
+            found.append(
+                PossibleMatchInfo(
+                    entity_id=left,
+                    entity_name=_name(history, left),
+                    candidate_id=right,
+                    candidate_name=_name(history, right),
+                    rule=record.rule,
+                    score=record.score,
+                    explanation=dict(record.explanation),
+                )
+            )
+        return found
 
     async def history(self, tenant: str) -> TenantHistory:
         """The tenant's folded history, up to date (read-only by convention)."""
@@ -343,6 +399,12 @@ class KnowledgeGraph:
         return GraphSnapshot(
             tenant_id=key, entities=entities, relationships=relationships, passages=passages
         )
+
+
+def _name(history: TenantHistory, entity_id: EntityId) -> str | None:
+    live = history.resolve(entity_id)
+    known = history.entities.get(live) if live is not None else None
+    return known.entity.name if known is not None else None
 
 
 def _bundled_embeddings() -> EmbeddingProvider:

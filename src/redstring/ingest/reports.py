@@ -111,3 +111,28 @@ class GraphSnapshot(_Report):
     entities: list[SnapshotEntity] = Field(default_factory=list)
     relationships: list[Relationship] = Field(default_factory=list)
     passages: list[StoredChunk] = Field(default_factory=list)
+
+
+class MergeInfo(_Report):
+    """One merge: which entity absorbed which, and why (``undone`` after an unmerge)."""
+
+    winner_id: EntityId
+    winner_name: str | None
+    loser_id: EntityId
+    loser_name: str
+    rule: str
+    score: float | None = None
+    explanation: dict[str, JsonValue] = Field(default_factory=dict)
+    undone: bool = False
+
+
+class PossibleMatchInfo(_Report):
+    """A pair scored between the thresholds and kept apart, for a person to review."""
+
+    entity_id: EntityId
+    entity_name: str | None
+    candidate_id: EntityId
+    candidate_name: str | None
+    rule: str
+    score: float | None = None
+    explanation: dict[str, JsonValue] = Field(default_factory=dict)
