@@ -41,7 +41,9 @@ class KnowledgeGraphCases:
 
     SETTINGS = IngestSettings(chunk_chars=60, chunk_overlap=0)
 
-    async def new_graph(self, extractor: VocabularyExtractor | None) -> KnowledgeGraph:
+    async def new_graph(
+        self, extractor: VocabularyExtractor | None, resolver: object | None = None
+    ) -> KnowledgeGraph:
         raise NotImplementedError
 
     async def _names(self, kg: KnowledgeGraph, tenant: str = T) -> list[str]:
@@ -281,3 +283,29 @@ class KnowledgeGraphCases:
             await kg.merge(T, amara, dana)
         await kg.rebuild(T)
         assert await store_state(kg, T) == before
+
+    async def test_an_audited_match_is_a_merge_that_can_be_listed_and_undone(self) -> None:
+        """A resolver's audited match records a merge with its rule; unmerge splits it off."""
+        from tests.ingest_support import NicknameResolver
+
+        extractor = VocabularyExtractor(people=("Amara Okafor", "Mara"))
+        kg = await self.new_graph(extractor, NicknameResolver({"Mara": "Amara Okafor"}))
+        await kg.ingest(T, "a.md", "Amara Okafor works for Okafor Labs.")
+        report = await kg.ingest(T, "b.md", "Mara works for Northwind.")
+        assert report.entities_matched == 1
+        await assert_projections_match_history(kg, T)
+        merges = await kg.merges(T)
+        assert [(m.winner_name, m.loser_name, m.rule, m.score) for m in merges] == [
+            ("Amara Okafor", "Mara", "nickname", 0.97)
+        ]
+        amara = merges[0].winner_id
+        neighbours = await kg.graph.neighbours(tenant_id(T), amara)
+        assert {n.entity.name for n in neighbours} == {"Okafor Labs", "Northwind"}
+        state = await store_state(kg, T)
+        await kg.rebuild(T)
+        assert await store_state(kg, T) == state
+        restored = await kg.unmerge(T, merges[0].loser_id)
+        await assert_projections_match_history(kg, T)
+        assert sorted(await self._names(kg)) == ["Amara Okafor", "Mara", "Northwind", "Okafor Labs"]
+        moved = await kg.graph.neighbours(tenant_id(T), restored)
+        assert [n.entity.name for n in moved] == ["Northwind"]

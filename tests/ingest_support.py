@@ -135,3 +135,44 @@ async def assert_projections_match_history(kg: KnowledgeGraph, tenant: str) -> N
             assert {__import__("uuid").UUID(i) for i in passage["entity_ids"]} <= live
     expected_sources = {s for s, h in history.sources.items() if h.chunk_ids}
     assert set(state["passages"]) == expected_sources
+
+
+class NicknameResolver:
+    """Exact names, plus a table of nicknames matched as audited merges (a test resolver)."""
+
+    def __init__(self, nicknames: dict[str, str]) -> None:
+        from redstring.ingest.resolution import ExactNameResolver
+
+        self._exact = ExactNameResolver()
+        self._nicknames = nicknames
+
+    async def resolve(self, graph: Any, tenant: Any, mentions: Sequence[Any]) -> list[Any]:
+        from dataclasses import replace
+
+        from redstring.ingest.resolution import Mention, exact_name_key
+
+        proxies = [
+            Mention(
+                type=m.type,
+                name=self._nicknames.get(m.name, m.name),
+                attributes=m.attributes,
+                description=m.description,
+                source_id=m.source_id,
+                chunk_id=m.chunk_id,
+                ref=m.ref,
+            )
+            for m in mentions
+        ]
+        decisions = await self._exact.resolve(graph, tenant, proxies)
+        found = []
+        for decision, mention in zip(decisions, mentions, strict=True):
+            if mention.name in self._nicknames and decision.entity_id is not None:
+                decision = replace(
+                    decision,
+                    rule="nickname",
+                    score=0.97,
+                    explanation={"name": exact_name_key(mention.type, mention.name)},
+                    audited=True,
+                )
+            found.append(decision)
+        return found

@@ -52,6 +52,7 @@ class Decision:
     score: float | None = None
     explanation: dict[str, JsonValue] = field(default_factory=dict)
     possible_match: EntityId | None = None
+    audited: bool = False
 
 
 @runtime_checkable

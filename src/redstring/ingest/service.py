@@ -33,6 +33,7 @@ from redstring.domain.graph_events import (
     ChunkExtractionFailed,
     EntitiesMerged,
     EntitiesUnmerged,
+    EntityCreated,
     Evidence,
     GraphEvent,
     PossibleMatchRecorded,
@@ -412,7 +413,9 @@ class GraphWriter:
                     )
                 )
         decisions = await self._resolver.resolve(self._graph, tenant, mentions)
-        entity_of = self._apply_decisions(tenant, changes, mentions, decisions, base.model, report)
+        entity_of, audits = self._apply_decisions(
+            tenant, changes, mentions, decisions, base.model, report
+        )
         by_chunk_name: dict[tuple[int, str], EntityId] = {}
         chunk_entities: dict[int, set[EntityId]] = {}
         for index, mention in enumerate(mentions):
@@ -447,7 +450,8 @@ class GraphWriter:
                 ),
             )
             relationships += 1
-        events = changes.events()
+        own_entities, audited = _audited_merges(tenant, changes, audits)
+        events = own_entities + changes.events() + audited
         stored_chunks = []
         for position, chunk in enumerate(chunks):
             if chunk.id in results:
@@ -483,8 +487,9 @@ class GraphWriter:
         decisions: Sequence[Decision],
         model: str | None,
         report: IngestReport | ImportReport,
-    ) -> list[EntityId]:
-        """Add each mention's evidence to its entity; returns the entity of each mention."""
+    ) -> tuple[list[EntityId], list[tuple[EntityId, Evidence, Decision]]]:
+        """Add each mention's evidence to its entity; returns each mention's entity and the
+        matches to record as audited merges."""
         if len(decisions) != len(mentions):
             raise RedstringError(
                 f"the resolver returned {len(decisions)} decisions for {len(mentions)} mentions"
@@ -493,6 +498,7 @@ class GraphWriter:
         entity_of: list[EntityId] = []
         created: set[EntityId] = set()
         matched: set[EntityId] = set()
+        audits: list[tuple[EntityId, Evidence, Decision]] = []
         for decision in sorted(decisions, key=lambda d: d.mention_index):
             mention = mentions[decision.mention_index]
             if decision.entity_id is not None and changes.evidence_of(decision.entity_id):
@@ -517,25 +523,23 @@ class GraphWriter:
                     )
                 entity_id = group_ids[decision.group]
                 created.add(entity_id)
-            changes.add(
-                entity_id,
-                [
-                    Evidence(
-                        source_id=mention.source_id,
-                        chunk_id=mention.chunk_id,
-                        ref=mention.ref,
-                        name=mention.name,
-                        type=mention.type,
-                        description=mention.description,
-                        attributes=mention.attributes,
-                        model=model,
-                    )
-                ],
+            evidence = Evidence(
+                source_id=mention.source_id,
+                chunk_id=mention.chunk_id,
+                ref=mention.ref,
+                name=mention.name,
+                type=mention.type,
+                description=mention.description,
+                attributes=mention.attributes,
+                model=model,
             )
+            changes.add(entity_id, [evidence])
+            if decision.audited and decision.entity_id is not None:
+                audits.append((entity_id, evidence, decision))
             entity_of.append(entity_id)
         report.entities_created = len(created)
         report.entities_matched = len(matched - created)
-        return entity_of
+        return entity_of, audits
 
     # -- import ---------------------------------------------------------------------------
 
@@ -567,7 +571,9 @@ class GraphWriter:
             ]
             changes = ChangeSet(history)
             decisions = await self._resolver.resolve(self._graph, tenant, mentions)
-            entity_of = self._apply_decisions(tenant, changes, mentions, decisions, None, report)
+            entity_of, audits = self._apply_decisions(
+                tenant, changes, mentions, decisions, None, report
+            )
             refs = {record.ref: entity_of[i] for i, record in enumerate(kept)}
             count = 0
             for record in relationships:
@@ -595,7 +601,8 @@ class GraphWriter:
                     ),
                 )
                 count += 1
-            events = changes.events()
+            own_entities, audited = _audited_merges(tenant, changes, audits)
+            events = own_entities + changes.events() + audited
             by_source: dict[SourceId, dict[str, EntityId]] = {}
             for index, kept_record in enumerate(kept):
                 source_refs = by_source.setdefault(SourceId(kept_record.source), {})
@@ -824,6 +831,52 @@ class GraphWriter:
             applied = await self._projector.catch_up(tenant, after=0, observer=fold)
             self._histories[tenant] = history
             return applied
+
+
+def _audited_merges(
+    tenant: TenantId,
+    changes: ChangeSet,
+    audits: Sequence[tuple[EntityId, Evidence, Decision]],
+) -> tuple[list[GraphEvent], list[GraphEvent]]:
+    """Events that record audited matches as merges: the mention as an entity, then merged.
+
+    Returns the events to put before the change set's (each mention's own entity) and after
+    it (the merges, each carrying the winner's final state).
+    """
+    before: list[GraphEvent] = []
+    after: list[GraphEvent] = []
+    seen: set[EntityId] = set()
+    for winner, evidence, decision in audits:
+        loser = EntityId(
+            derived_id(
+                "mention",
+                tenant,
+                evidence.source_id,
+                evidence.chunk_id or "",
+                evidence.ref or "",
+                evidence.type,
+                evidence.name,
+            )
+        )
+        if loser in seen or loser == winner:
+            continue
+        seen.add(loser)
+        own, own_names = entity_state(loser, [evidence])
+        before.append(EntityCreated(entity=own, names=own_names, evidence_added=[evidence]))
+        entity, names = entity_state(winner, changes.evidence_of(winner))
+        after.append(
+            EntitiesMerged(
+                winner_id=winner,
+                loser_id=loser,
+                loser_name=evidence.name,
+                entity=entity,
+                names=names,
+                score=decision.score,
+                rule=decision.rule,
+                explanation=dict(decision.explanation),
+            )
+        )
+    return before, after
 
 
 def _live(history: TenantHistory, entity_id: EntityId) -> EntityId:

@@ -37,12 +37,15 @@ class TestKnowledgeGraphOnPostgres(KnowledgeGraphCases):
         for kg in self._built:
             await kg.close()
 
-    async def new_graph(self, extractor: VocabularyExtractor | None) -> KnowledgeGraph:
+    async def new_graph(
+        self, extractor: VocabularyExtractor | None, resolver: object | None = None
+    ) -> KnowledgeGraph:
         kg = await KnowledgeGraph.on_postgres(
             self._pool,
             embeddings=FakeEmbeddingProvider(dimension=16),
             extractor=extractor,
             settings=self.SETTINGS,
+            resolver=resolver,  # type: ignore[arg-type]
             prefix=PREFIX,
         )
         await wipe(self._pool)

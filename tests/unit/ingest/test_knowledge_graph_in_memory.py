@@ -9,9 +9,12 @@ from tests.ingest_support import VocabularyExtractor
 
 
 class TestKnowledgeGraphInMemory(KnowledgeGraphCases):
-    async def new_graph(self, extractor: VocabularyExtractor | None) -> KnowledgeGraph:
+    async def new_graph(
+        self, extractor: VocabularyExtractor | None, resolver: object | None = None
+    ) -> KnowledgeGraph:
         return KnowledgeGraph.in_memory(
             embeddings=FakeEmbeddingProvider(dimension=16),
             extractor=extractor,
             settings=self.SETTINGS,
+            resolver=resolver,  # type: ignore[arg-type]
         )
