@@ -34,9 +34,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from redstring.cache.adapters.memory import MemoryCache
+from redstring.cache.adapters.redis import RedisCache
 from redstring.llm.adapters.fake import FakeLlmProvider
-from redstring.llm.cache.memory import MemoryCache
-from redstring.llm.cache.redis import RedisCache
 from redstring.llm.resilience import (
     CircuitBreakerPolicy,
     RateLimitPolicy,

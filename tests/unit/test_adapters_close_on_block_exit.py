@@ -25,7 +25,7 @@ ADAPTER_PACKAGES = (
     "redstring.vector.adapters",
     "redstring.chunks.adapters",
     "redstring.eventlog.adapters",
-    "redstring.llm.cache",
+    "redstring.cache.adapters",
 )
 
 FACTORIES: dict[str, Callable[[type], Any]] = {

@@ -37,7 +37,7 @@ TABLE: tuple[Confinement, ...] = (
         ),
     ),
     Confinement(packages=("neo4j",), directories=("graph/adapters",)),
-    Confinement(packages=("redis",), directories=("llm/cache",)),
+    Confinement(packages=("redis",), directories=("cache/adapters",)),
     Confinement(
         packages=("langchain", "openai"), directories=("llm/adapters", "embeddings/adapters")
     ),

@@ -1,1 +1,4 @@
-"""Model calls: LlmProvider adapters, Cache adapters and the resilience around them."""
+"""Model calls: LlmProvider adapters and the resilience around them.
+
+Cache adapters, the shared state the resilience keeps, live in ``redstring.cache``.
+"""

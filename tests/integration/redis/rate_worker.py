@@ -15,8 +15,8 @@ import time
 
 from pydantic import BaseModel
 
+from redstring.cache.adapters.redis import RedisCache
 from redstring.llm.adapters.fake import FakeLlmProvider
-from redstring.llm.cache.redis import RedisCache
 from redstring.llm.resilience import RateLimitPolicy, ResilientLlmProvider
 
 

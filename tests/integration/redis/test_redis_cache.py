@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from redis.asyncio import Redis
 
-from redstring.llm.cache.redis import RedisCache
+from redstring.cache.adapters.redis import RedisCache
 from redstring.ports.cache import Cache
 from redstring.testing.cache import HOUR, NOW, CacheCompliance
 from redstring.testing.settings import compliance_settings

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from redstring.llm.cache.redis import RedisCache
+from redstring.cache.adapters.redis import RedisCache
 from tests.integration.redis.conftest import delete_prefixed, unique_prefix
 from tests.resilience_cases import ResilienceCases
 

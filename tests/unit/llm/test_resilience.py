@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
+from redstring.cache.adapters.memory import MemoryCache
 from redstring.domain.errors import InvalidArgumentError
-from redstring.llm.cache.memory import MemoryCache
 from redstring.llm.resilience import (
     CircuitBreakerPolicy,
     RateLimitPolicy,

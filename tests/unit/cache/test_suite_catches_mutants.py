@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from redstring.llm.cache.memory import MemoryCache
+from redstring.cache.adapters.memory import MemoryCache
 from redstring.testing.cache import HOUR, CacheCompliance
 from tests.suite_failures import failing_cases
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from redstring.llm.cache.memory import MemoryCache
+from redstring.cache.adapters.memory import MemoryCache
 from redstring.ports.cache import Cache
 from redstring.testing.cache import HOUR, NOW, CacheCompliance
 

@@ -1,0 +1,1 @@
+"""Cache adapters. Every ``redis`` import stays in this directory."""

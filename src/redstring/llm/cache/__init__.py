@@ -1,1 +1,0 @@
-"""Cache adapters: the shared state behind rate limits and the circuit breaker."""
