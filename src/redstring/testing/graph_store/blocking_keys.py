@@ -1,0 +1,183 @@
+"""The ``BlockingKeyIndex`` cases: the candidate index stored with each entity.
+
+Composed into :class:`redstring.testing.graph_store.GraphStoreCompliance`; the rules are
+the ones ``redstring.ports.graph_store.BlockingKeyIndex`` states.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from redstring.domain.models import Entity
+from redstring.ports.graph_store import GraphStore
+from redstring.testing import strategies as gen
+from redstring.testing.graph_store._support import (
+    OTHER,
+    STRANGER,
+    TENANT,
+    GraphCases,
+    _by_id,
+    _deface_entities,
+    _entity,
+    _entity_writes,
+    _expect,
+    _ids_in_text_order,
+    _pool,
+    _snapshot,
+)
+from redstring.testing.settings import compliance_settings
+
+
+class BlockingKeyIndexCases(GraphCases):
+    """What every ``BlockingKeyIndex`` does, checked through a whole GraphStore."""
+
+    # -- blocking keys -------------------------------------------------------------------------
+
+    async def test_find_by_blocking_key_returns_the_entities_indexed_under_it(
+        self, store: GraphStore
+    ) -> None:
+        """Entities stored with a key come back for that key, ascending by id, and no others."""
+        ids = _ids_in_text_order(3)
+        shared = "Person|p:L142"
+        first = _entity("Ada", entity_id=ids[2], keys=(shared, "Person|n:ada"))
+        second = _entity("Adah", entity_id=ids[0], keys=(shared,))
+        other = _entity("Grace", entity_id=ids[1], keys=("Person|n:grace",))
+        await store.upsert_entities(TENANT, [first, other, second])
+        _expect(
+            await store.find_by_blocking_key(TENANT, shared),
+            [second, first],
+            f"find_by_blocking_key({shared!r})",
+        )
+        _expect(
+            await store.find_by_blocking_key(TENANT, "Person|n:nobody"),
+            [],
+            "find_by_blocking_key of a key no entity carries",
+        )
+
+    async def test_re_upserting_an_entity_replaces_its_blocking_keys(
+        self, store: GraphStore
+    ) -> None:
+        """Keys belong to the entity's latest version: dropped keys stop finding it."""
+        before = _entity("Ada", keys=("k:old", "k:kept"))
+        after = _entity("Ada", entity_id=before.id, keys=("k:kept", "k:new"))
+        await store.upsert_entity(TENANT, before)
+        await store.upsert_entity(TENANT, after)
+        _expect(
+            await store.find_by_blocking_key(TENANT, "k:old"),
+            [],
+            "a key the entity no longer carries after its re-upsert",
+        )
+        _expect(await store.find_by_blocking_key(TENANT, "k:kept"), [after], "a kept key")
+        _expect(await store.find_by_blocking_key(TENANT, "k:new"), [after], "a newly added key")
+
+    async def test_upsert_entities_replaces_blocking_keys_too(self, store: GraphStore) -> None:
+        """The batch write re-indexes keys exactly as the single write does."""
+        before = _entity("Ada", keys=("k:old",))
+        await store.upsert_entities(TENANT, [before])
+        after = _entity("Ada", entity_id=before.id, keys=("k:new",))
+        await store.upsert_entities(TENANT, [after])
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:old", "k:new"]),
+            {"k:new": [after]},
+            "find_by_blocking_keys after upsert_entities moved the entity to a new key",
+        )
+
+    async def test_find_by_blocking_keys_groups_by_key_and_omits_empty_keys(
+        self, store: GraphStore
+    ) -> None:
+        """One entry per key holding an entity, each ascending by id; empty keys are absent."""
+        ids = _ids_in_text_order(3)
+        both = _entity("Ada", entity_id=ids[2], keys=("k:a", "k:b"))
+        only_a = _entity("Adah", entity_id=ids[0], keys=("k:a",))
+        only_b = _entity("Ava", entity_id=ids[1], keys=("k:b",))
+        await store.upsert_entities(TENANT, [both, only_a, only_b])
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:a", "k:b", "k:none"]),
+            {"k:a": [only_a, both], "k:b": [only_b, both]},
+            "find_by_blocking_keys(['k:a', 'k:b', 'k:none'])",
+        )
+
+    # -- tenancy: every read -------------------------------------------------------------------
+
+    async def test_find_by_blocking_key_never_crosses_tenants(self, store: GraphStore) -> None:
+        """A key shared by two tenants finds each tenant's own entities only."""
+        mine, theirs = await self._twins(store)
+        _expect(await store.find_by_blocking_key(TENANT, "k:twin"), [mine], "under TENANT")
+        _expect(await store.find_by_blocking_key(OTHER, "k:twin"), [theirs], "under OTHER")
+        _expect(await store.find_by_blocking_key(STRANGER, "k:twin"), [], "under STRANGER")
+
+    async def test_find_by_blocking_keys_never_crosses_tenants(self, store: GraphStore) -> None:
+        """The batched key read is scoped like the single one, key by key."""
+        mine, theirs = await self._twins(store)
+        only_theirs = _entity("Only theirs", keys=("k:theirs",))
+        await store.upsert_entity(OTHER, only_theirs)
+        keys = ["k:twin", "k:theirs"]
+        _expect(
+            await store.find_by_blocking_keys(TENANT, keys),
+            {"k:twin": [mine]},
+            "find_by_blocking_keys under TENANT",
+        )
+        _expect(
+            await store.find_by_blocking_keys(OTHER, keys),
+            {"k:twin": [theirs], "k:theirs": [only_theirs]},
+            "find_by_blocking_keys under OTHER",
+        )
+        _expect(await store.find_by_blocking_keys(STRANGER, keys), {}, "under STRANGER")
+
+    # -- copies: every read hands out objects the caller may change ----------------------------
+
+    async def test_find_by_blocking_key_returns_copies(self, store: GraphStore) -> None:
+        """Defacing the returned list or its entities changes neither them nor the index."""
+        written = [_entity("Ada", keys=("k:shared",)), _entity("Adah", keys=("k:shared",))]
+        await store.upsert_entities(TENANT, written)
+        expected = _by_id(_snapshot(entity) for entity in written)
+        _deface_entities(await store.find_by_blocking_key(TENANT, "k:shared"))
+        _expect(
+            await store.find_by_blocking_key(TENANT, "k:shared"),
+            expected,
+            "find_by_blocking_key after defacing",
+        )
+        _expect(
+            await store.find_by_blocking_key(TENANT, "defaced"), [], "the key a defacer assigned"
+        )
+
+    async def test_find_by_blocking_keys_returns_copies(self, store: GraphStore) -> None:
+        """Defacing the returned mapping, its lists or its entities changes nothing stored."""
+        ada = _entity("Ada", keys=("k:a", "k:b"))
+        await store.upsert_entity(TENANT, ada)
+        expected = {"k:a": [_snapshot(ada)], "k:b": [_snapshot(ada)]}
+        found = await store.find_by_blocking_keys(TENANT, ["k:a", "k:b"])
+        for entities in found.values():
+            _deface_entities(entities)
+        found["k:intruder"] = [_entity("Intruder")]
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:a", "k:b", "k:intruder"]),
+            expected,
+            "find_by_blocking_keys after defacing",
+        )
+
+    # -- properties ----------------------------------------------------------------------------
+
+    @settings(compliance_settings())
+    @given(writes=_pool(4).flatmap(_entity_writes))
+    async def test_blocking_key_reads_follow_the_latest_keys(self, writes: list[Entity]) -> None:
+        """Each key finds exactly the entities whose latest version carries it, by id."""
+        latest = {entity.id: entity for entity in writes}
+        expected = {
+            key: _by_id(entity for entity in latest.values() if key in entity.blocking_keys)
+            for key in gen.BLOCKING_KEY_VOCABULARY
+        }
+        async with self.fresh_store() as store:
+            for entity in writes:
+                await store.upsert_entity(TENANT, entity)
+            for key, entities in expected.items():
+                _expect(
+                    await store.find_by_blocking_key(TENANT, key),
+                    entities,
+                    f"find_by_blocking_key({key!r}) after the writes",
+                )
+            _expect(
+                await store.find_by_blocking_keys(TENANT, gen.BLOCKING_KEY_VOCABULARY),
+                {key: entities for key, entities in expected.items() if entities},
+                "find_by_blocking_keys(every key) after the writes",
+            )
