@@ -6,10 +6,25 @@ This is deliberately not a general cache; it carries what the model-call resilie
 * ``get`` returns ``str`` or ``None`` for a missing key, never bytes.
 * ``get`` and ``increment`` share one key space: a counter reads back as its decimal string,
   and ``set(key, "4")`` then ``increment(key)`` returns 5. A missing counter is zero, so the
-  first increment returns 1. Incrementing a non-numeric value raises ``ValueError``.
-* A counter's TTL is applied when the increment creates it and is never refreshed.
-* TTLs are real below one second (``ttl_seconds=0.05`` expires).
-* A hit window and a value may share a key; ``delete`` clears both.
+  first increment returns 1. A counter is exactly what Redis ``INCR`` accepts: ASCII digits
+  with an optional leading minus, no padding, no ``+``, no ``_``, no leading zeros, no
+  ``-0``. Incrementing anything else raises ``ValueError`` naming the key and leaves the
+  value in place.
+* A counter's TTL is applied when the increment creates it and is never refreshed; an
+  increment with a TTL over an existing key (with or without a TTL of its own) leaves that
+  key's expiry as it was. ``set`` replaces the value and its TTL: without ``ttl_seconds``
+  the new value never expires, whatever the old one had.
+* ``record_hit`` moves the whole series' expiry to ``ttl_seconds`` after that call.
+* Every ``ttl_seconds`` must be a positive, finite number: zero, negatives, NaN and
+  infinity raise ``ValueError`` from ``set``, ``increment`` (also on an existing counter)
+  and ``record_hit``, and write nothing. TTLs are real below one second
+  (``ttl_seconds=0.05`` expires).
+* Keys are any text and distinct keys never meet: no case folding, trimming or collision
+  between one key's value and another key's hit window. A hit window and a value may share
+  a key; ``delete`` clears both.
+* Lifecycle (``redstring.ports.lifecycle``): ``close`` is safe twice and ``async with``
+  binds the cache and never suppresses. What a closed cache does is the adapter's to state;
+  the suite asks nothing of it (``MemoryCache`` stays usable and empty).
 * **Time is passed in, never read.** Windows take caller-supplied epoch floats (``at``,
   ``since``); an adapter never reads a clock to fill them, so tests name instants instead of
   sleeping and a cluster with clock drift cannot disagree with its caller. Windows include a
@@ -32,11 +47,15 @@ class KeyValueCache(AsyncClosable, Protocol):
         ...
 
     async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
-        """Store ``value``, expiring after ``ttl_seconds`` when given (must be positive)."""
+        """Store ``value`` and replace its TTL: expire after ``ttl_seconds``, or never when None."""
         ...
 
     async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
-        """Add one and return the new count; a TTL applies only when this creates the key."""
+        """Add one and return the new count; a TTL applies only when this creates the key.
+
+        ``ttl_seconds`` is checked on every call (positive and finite) even when it will not
+        be applied; a value that is not a decimal integer raises ``ValueError``.
+        """
         ...
 
     async def delete(self, key: str) -> None:
@@ -49,7 +68,10 @@ class HitWindow(AsyncClosable, Protocol):
     """Timestamped hits counted over a sliding window, with caller-supplied time."""
 
     async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
-        """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call."""
+        """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call.
+
+        Every hit restarts the series' expiry; ``ttl_seconds`` must be positive and finite.
+        """
         ...
 
     async def count_hits(self, key: str, *, since: float) -> int:

@@ -2,9 +2,10 @@
 
 **Every Cache adapter must pass this suite unchanged.** An in-memory reference that is more
 forgiving than the real backend lets a caller pass its tests on behaviour production does not
-have, so the awkward cases (bytes, shared key space, inclusive windows, duplicate hits, TTLs
-that are not refreshed, sub-second TTLs) are stated in port terms and asserted identically
-for every adapter.
+have, so the awkward cases (bytes, shared key space, what counts as a counter, inclusive
+windows, duplicate hits, which TTLs are refreshed and which are not, sub-second, NaN and
+infinite TTLs, key text that a careless backend folds together) are stated in port terms and
+asserted identically for every adapter.
 
 Opt in with a **module-level** ``cache`` fixture and an empty subclass::
 
@@ -28,6 +29,8 @@ the same :data:`NOW` rather than inventing another instant.
 from __future__ import annotations
 
 import asyncio
+import math
+import re
 import uuid
 
 import pytest
@@ -46,6 +49,23 @@ HOUR = 3600.0
 
 _SHORT_TTL = 0.05
 _PAST_SHORT_TTL = 0.15
+
+_NOT_COUNTERS = (" 4", "4 ", "+4", "4_0", "\u0664", "007", "-0", "4.5", "1e3", "", "open")
+"""Values ``int()`` or ``float()`` parses, or nearly, that Redis ``INCR`` refuses."""
+
+_OPERATIONS = ("set", "increment", "hit", "delete")
+_TWINS = ("upper", "space", "braces", ":hits", ":value")
+
+
+def _twin_of(key: str, how: str) -> str:
+    """A key distinct from ``key`` that a careless adapter might store in the same place."""
+    if how == "upper":
+        return key.upper()
+    if how == "space":
+        return f"{key} "
+    if how == "braces":
+        return f"{{{key}}}"
+    return f"{key}{how}"
 
 
 def unique_key(name: str) -> str:
@@ -146,6 +166,31 @@ class CacheCompliance(SuiteGuard):
             await cache.increment(key)
         assert await cache.get(key) == "open"
 
+    async def test_increment_refuses_anything_but_a_plain_decimal_integer(
+        self, cache: Cache
+    ) -> None:
+        """Only what Redis ``INCR`` accepts is a counter: ``int()`` is far more forgiving.
+
+        Padding, a plus sign, underscores, leading zeros, ``-0`` and non-ASCII digits
+        (``"٤"`` is Arabic-Indic four) all raise ``ValueError`` naming the key, and leave the
+        value in place. A reference parsing with ``int()`` would let a caller pass its tests
+        on counts production refuses.
+        """
+        for text in _NOT_COUNTERS:
+            key = unique_key("failures")
+            await cache.set(key, text)
+            with pytest.raises(ValueError, match=re.escape(key)):
+                await cache.increment(key)
+            assert await cache.get(key) == text, f"increment over {text!r} changed the value"
+
+    async def test_increment_continues_from_zero_and_negative_counts(self, cache: Cache) -> None:
+        """``"0"`` and ``"-5"`` are decimal integers too: they count on to 1 and -4."""
+        for text, expected in (("0", 1), ("-5", -4), ("41", 42)):
+            key = unique_key("failures")
+            await cache.set(key, text)
+            assert await cache.increment(key) == expected
+            assert await cache.get(key) == str(expected)
+
     # --- hit windows --------------------------------------------------------------------
 
     async def test_a_window_with_no_hits_is_empty(self, cache: Cache) -> None:
@@ -242,6 +287,55 @@ class CacheCompliance(SuiteGuard):
         assert await cache.count_hits(key, since=since) == len(inside)
         assert await cache.oldest_hit(key, since=since) == min(inside, default=None)
 
+    @given(
+        name=st.text(min_size=1, max_size=12),
+        twin=st.sampled_from(_TWINS),
+        operations=st.lists(
+            st.tuples(
+                st.sampled_from(_OPERATIONS),
+                st.booleans(),
+            ),
+            max_size=12,
+        ),
+    )
+    @compliance_settings()
+    async def test_any_key_text_keeps_its_value_and_hits_apart_from_every_other_key(
+        self, cache: Cache, name: str, twin: str, operations: list[tuple[str, bool]]
+    ) -> None:
+        """Against a model: any mix of operations on two keys leaves each exactly as written.
+
+        Keys are any text, braces and colons included, and the second key differs from the
+        first only by case, a space, braces or a ``:hits``/``:value`` suffix: where derived
+        backend keys collide, where a case-insensitive collation merges two keys, or where one
+        key's value meets another key's hit window.
+        """
+        first = unique_key(name)
+        keys = (first, _twin_of(first, twin))
+        values: dict[str, str | None] = dict.fromkeys(keys)
+        hits = dict.fromkeys(keys, 0)
+        for step, (operation, on_twin) in enumerate(operations):
+            key = keys[on_twin]
+            if operation == "set":
+                values[key] = str(step)
+                await cache.set(key, str(step), ttl_seconds=HOUR if step % 2 else None)
+            elif operation == "increment":
+                current = values[key]
+                count = 1 if current is None else int(current) + 1
+                values[key] = str(count)
+                ttl = HOUR if step % 2 else None
+                assert await cache.increment(key, ttl_seconds=ttl) == count
+            elif operation == "hit":
+                hits[key] += 1
+                await cache.record_hit(key, at=NOW + step, ttl_seconds=HOUR)
+            else:
+                values[key], hits[key] = None, 0
+                await cache.delete(key)
+            for each in keys:
+                assert await cache.get(each) == values[each], f"get after {operation}"
+                assert await cache.count_hits(each, since=NOW - HOUR) == hits[each]
+                oldest = await cache.oldest_hit(each, since=NOW - HOUR)
+                assert (oldest is None) == (hits[each] == 0), f"oldest_hit after {operation}"
+
     # --- expiry (the only cases that sleep: TTLs run on the backend's clock) -------------
 
     async def test_a_sub_second_ttl_really_expires(self, cache: Cache) -> None:
@@ -274,6 +368,50 @@ class CacheCompliance(SuiteGuard):
         await asyncio.sleep(0.06)
         assert await cache.get(key) is None
 
+    async def test_each_hit_restarts_its_series_ttl(self, cache: Cache) -> None:
+        """``record_hit`` moves the whole series' expiry to ``ttl_seconds`` after this call.
+
+        Expiry set only by the first hit drops a live series mid-window, and a rate limit
+        then admits a fresh burst. Hit at 0 with 0.4 s, hit again at 0.25 s (expiry moves to
+        0.65 s), checked at 0.5 s: both hits are there. Any delay only moves the check
+        later, so an adapter keeping the first expiry fails however loaded the host is.
+        """
+        key = unique_key("calls")
+        await cache.record_hit(key, at=NOW, ttl_seconds=0.4)
+        await asyncio.sleep(0.25)
+        await cache.record_hit(key, at=NOW + 0.25, ttl_seconds=0.4)
+        await asyncio.sleep(0.25)
+        assert await cache.count_hits(key, since=NOW - HOUR) == 2
+        assert await cache.oldest_hit(key, since=NOW - HOUR) == NOW
+
+    async def test_set_without_a_ttl_clears_the_ttl_of_the_value_it_replaces(
+        self, cache: Cache
+    ) -> None:
+        """A plain ``set`` replaces the value and its expiry: the new value never expires.
+
+        ``SET ... KEEPTTL`` (or an update that leaves the old deadline) would expire the
+        breaker's "closed" state along with the "open" it replaced.
+        """
+        key = unique_key("state")
+        await cache.set(key, "open", ttl_seconds=_SHORT_TTL)
+        await cache.set(key, "closed")
+        await asyncio.sleep(_PAST_SHORT_TTL)
+        assert await cache.get(key) == "closed"
+
+    async def test_increment_with_a_ttl_puts_no_expiry_on_an_existing_key(
+        self, cache: Cache
+    ) -> None:
+        """The TTL applies only when the increment creates the key, even if the key has none.
+
+        ``INCR`` then ``EXPIRE``-when-there-is-no-TTL would make a count set without expiry
+        (a breaker reset to a known count) vanish after the first increment's TTL.
+        """
+        key = unique_key("failures")
+        await cache.set(key, "4")
+        assert await cache.increment(key, ttl_seconds=_SHORT_TTL) == 5
+        await asyncio.sleep(_PAST_SHORT_TTL)
+        assert await cache.get(key) == "5"
+
     async def test_a_hit_series_expires_after_its_ttl(self, cache: Cache) -> None:
         """A series whose last hit was recorded with a short TTL is gone after it."""
         key = unique_key("calls")
@@ -297,6 +435,37 @@ class CacheCompliance(SuiteGuard):
                 await cache.record_hit(key, at=NOW, ttl_seconds=ttl)
         assert await cache.get(key) is None
         assert await cache.count_hits(key, since=NOW - HOUR) == 0
+
+    async def test_a_nan_or_infinite_ttl_raises_value_error(self, cache: Cache) -> None:
+        """NaN and infinity are not a number of seconds: refused everywhere, nothing written.
+
+        ``ttl <= 0`` lets NaN through (every comparison with NaN is false), and an infinite
+        TTL means "never expire" on one backend and an overflow on another.
+        """
+        key = unique_key("refused")
+        for ttl in (math.nan, math.inf):
+            with pytest.raises(ValueError, match=r"."):
+                await cache.set(key, "value", ttl_seconds=ttl)
+            with pytest.raises(ValueError, match=r"."):
+                await cache.increment(key, ttl_seconds=ttl)
+            with pytest.raises(ValueError, match=r"."):
+                await cache.record_hit(key, at=NOW, ttl_seconds=ttl)
+        assert await cache.get(key) is None
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+
+    async def test_increment_refuses_a_bad_ttl_on_an_existing_counter_too(
+        self, cache: Cache
+    ) -> None:
+        """The TTL is checked on every call, not only when the increment would create the key.
+
+        The count is left as it was: a refused call increments nothing.
+        """
+        key = unique_key("failures")
+        assert await cache.increment(key) == 1
+        for ttl in (0.0, -1.0):
+            with pytest.raises(ValueError, match=r"."):
+                await cache.increment(key, ttl_seconds=ttl)
+        assert await cache.get(key) == "1"
 
     async def test_close_is_safe_to_call_twice(self, cache: Cache) -> None:
         """A second ``close`` is a no-op, not an error."""

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from redis.asyncio import Redis
 
 from redstring.cache.adapters.redis import RedisCache
 from redstring.ports.cache import Cache
 from redstring.testing.cache import HOUR, NOW, CacheCompliance
-from redstring.testing.settings import compliance_settings
 from tests.integration.redis.conftest import delete_prefixed, unique_prefix
 
 pytestmark = pytest.mark.integration
@@ -146,54 +143,3 @@ class TestRedisCacheSpecifics:
         await cache.increment("failures", ttl_seconds=2 * HOUR)
         second = await redis_client.pttl(f"{cache.prefix}{{failures}}:value")
         assert 0 < second <= first <= HOUR * 1000
-
-    @pytest.mark.parametrize("text", ["4.5", " 4", "+4", "007", "", "open"])
-    async def test_incrementing_what_incr_refuses_raises_value_error_naming_the_key(
-        self, cache: RedisCache, text: str
-    ) -> None:
-        """Redis's refusal comes back as a typed ValueError, not a driver error."""
-        await cache.set("failures", text)
-        with pytest.raises(ValueError, match="cannot increment 'failures'"):
-            await cache.increment("failures", ttl_seconds=HOUR)
-        assert await cache.get("failures") == text
-
-    @given(
-        key=st.text(min_size=1, max_size=12),
-        operations=st.lists(
-            st.sampled_from(["set", "set_ttl", "increment", "increment_ttl", "hit", "delete"]),
-            max_size=12,
-        ),
-    )
-    @compliance_settings()
-    async def test_wrongtype_can_never_surface(
-        self, redis_client: Redis, key: str, operations: list[str]
-    ) -> None:
-        """Any mix of value, counter and window operations on one key keeps both halves intact.
-
-        Keys include braces and colons, which is where two derived Redis keys could collide;
-        a collision shows as WRONGTYPE or as one half disturbing the other.
-        """
-        prefix = unique_prefix()
-        cache = RedisCache(redis_client, prefix=prefix)
-        value: str | None = None
-        hits = 0
-        for step, operation in enumerate(operations):
-            if operation in {"set", "set_ttl"}:
-                value = str(step)
-                ttl = HOUR if operation == "set_ttl" else None
-                await cache.set(key, value, ttl_seconds=ttl)
-            elif operation in {"increment", "increment_ttl"}:
-                value = str(1 if value is None else int(value) + 1)
-                ttl = HOUR if operation == "increment_ttl" else None
-                assert await cache.increment(key, ttl_seconds=ttl) == int(value)
-            elif operation == "hit":
-                hits += 1
-                await cache.record_hit(key, at=NOW + step, ttl_seconds=HOUR)
-            else:
-                value, hits = None, 0
-                await cache.delete(key)
-            assert await cache.get(key) == value
-            assert await cache.count_hits(key, since=NOW - HOUR) == hits
-            oldest = await cache.oldest_hit(key, since=NOW - HOUR)
-            assert (oldest is None) == (hits == 0)
-        await delete_prefixed(redis_client, prefix)

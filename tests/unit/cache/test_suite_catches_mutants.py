@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 
 import pytest
 
-from redstring.cache.adapters.memory import MemoryCache
+from redstring.cache.adapters.memory import MemoryCache, _check_ttl
 from redstring.testing.cache import HOUR, CacheCompliance
 from tests.suite_failures import failing_cases
 
@@ -26,13 +27,21 @@ class BytesCache(MemoryCache):
 
 
 class RefreshingTtlCache(MemoryCache):
-    """EXPIRE on every increment: the TTL restarts, so the count never drains."""
+    """PEXPIRE on every increment of a counter that has a TTL: the count never drains."""
 
     async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
         count = await super().increment(key, ttl_seconds=ttl_seconds)
-        if ttl_seconds is not None:
-            await self.set(key, str(count), ttl_seconds=ttl_seconds)
+        if ttl_seconds is not None and self._values[key].deadline is not None:
+            self._values[key].deadline = time.monotonic() + ttl_seconds
         return count
+
+
+class Latin1Cache(MemoryCache):
+    """The client's bytes decoded as Latin-1: ASCII survives, "grüße, 東京" does not."""
+
+    async def get(self, key: str) -> str | None:
+        value = await super().get(key)
+        return None if value is None else value.encode().decode("latin-1")
 
 
 class CollapsingHitsCache(MemoryCache):
@@ -43,6 +52,7 @@ class CollapsingHitsCache(MemoryCache):
         self._members: set[tuple[str, float]] = set()
 
     async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        _check_ttl(ttl_seconds)
         if (key, at) in self._members:
             return
         self._members.add((key, at))
@@ -67,6 +77,7 @@ class PrivateCounterCache(MemoryCache):
         self._counters: dict[str, int] = {}
 
     async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        _check_ttl(ttl_seconds)
         self._counters[key] = self._counters.get(key, 0) + 1
         return self._counters[key]
 
@@ -89,7 +100,8 @@ class WholeSecondTtlCache(MemoryCache):
 
 
 def _whole_seconds(ttl_seconds: float | None) -> float | None:
-    if ttl_seconds is None or ttl_seconds <= 0:
+    _check_ttl(ttl_seconds)
+    if ttl_seconds is None:
         return ttl_seconds
     return float(int(ttl_seconds)) or None
 
@@ -98,6 +110,7 @@ class ResettingCounterCache(MemoryCache):
     """Text under a counter key silently restarts the count instead of raising."""
 
     async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        _check_ttl(ttl_seconds)
         try:
             return await super().increment(key, ttl_seconds=ttl_seconds)
         except ValueError:
@@ -105,14 +118,148 @@ class ResettingCounterCache(MemoryCache):
             return 1
 
 
+class FirstHitExpiryCache(MemoryCache):
+    """The series' expiry is set by the hit that creates it and never moved by later hits."""
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        existing = self._live_series(key)
+        first_deadline = None if existing is None else existing.deadline
+        await super().record_hit(key, at=at, ttl_seconds=ttl_seconds)
+        if first_deadline is not None:
+            self._series[key].deadline = first_deadline
+
+
+class IntParsingCache(MemoryCache):
+    """Counters parsed with ``int()``: " 4", "+4", "4_0" and "٤" all count on."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        current = await self.get(key)
+        if current is not None:
+            try:
+                parsed = int(current)
+            except ValueError:
+                pass
+            else:
+                self._values[key].text = str(parsed)
+        return await super().increment(key, ttl_seconds=ttl_seconds)
+
+
+class TtlCheckedOnlyOnCreationCache(MemoryCache):
+    """The TTL is looked at only when the increment creates the counter, so it is never checked
+    on an existing one."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        if await self.get(key) is not None:
+            return await super().increment(key)
+        return await super().increment(key, ttl_seconds=ttl_seconds)
+
+
+class NanTtlCache(MemoryCache):
+    """``ttl <= 0`` as the check: NaN compares false with everything and slips through."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        await super().set(key, value, ttl_seconds=_nan_as_none(ttl_seconds))
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        return await super().increment(key, ttl_seconds=_nan_as_none(ttl_seconds))
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        nan = math.isnan(ttl_seconds)
+        await super().record_hit(key, at=at, ttl_seconds=HOUR if nan else ttl_seconds)
+
+
+def _nan_as_none(ttl_seconds: float | None) -> float | None:
+    return None if ttl_seconds is not None and math.isnan(ttl_seconds) else ttl_seconds
+
+
+class KeepTtlCache(MemoryCache):
+    """``SET ... KEEPTTL``: a value set without a TTL inherits the one it replaced."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        replaced = self._live_value(key)
+        await super().set(key, value, ttl_seconds=ttl_seconds)
+        if ttl_seconds is None and replaced is not None:
+            self._values[key].deadline = replaced.deadline
+
+
+class ExpireWhenNoTtlCache(MemoryCache):
+    """``INCR`` then ``EXPIRE`` when the key has no TTL: an existing count gains an expiry."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        count = await super().increment(key, ttl_seconds=ttl_seconds)
+        if ttl_seconds is not None and self._values[key].deadline is None:
+            self._values[key].deadline = time.monotonic() + ttl_seconds
+        return count
+
+
+class CaseFoldingKeysCache(MemoryCache):
+    """Keys compared case-insensitively, as a SQL table with a case-insensitive collation."""
+
+    async def get(self, key: str) -> str | None:
+        return await super().get(key.casefold())
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        await super().set(key.casefold(), value, ttl_seconds=ttl_seconds)
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        return await super().increment(key.casefold(), ttl_seconds=ttl_seconds)
+
+    async def delete(self, key: str) -> None:
+        await super().delete(key.casefold())
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        await super().record_hit(key.casefold(), at=at, ttl_seconds=ttl_seconds)
+
+    async def count_hits(self, key: str, *, since: float) -> int:
+        return await super().count_hits(key.casefold(), since=since)
+
+    async def oldest_hit(self, key: str, *, since: float) -> float | None:
+        return await super().oldest_hit(key.casefold(), since=since)
+
+
+class ZeroTtlMeansForeverCache(MemoryCache):
+    """A TTL of zero or less read as "no expiry", the way some clients treat ``EX 0``."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        await super().set(key, value, ttl_seconds=_positive_or_none(ttl_seconds))
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        return await super().increment(key, ttl_seconds=_positive_or_none(ttl_seconds))
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        await super().record_hit(key, at=at, ttl_seconds=_positive_or_none(ttl_seconds) or HOUR)
+
+
+def _positive_or_none(ttl_seconds: float | None) -> float | None:
+    return None if ttl_seconds is not None and ttl_seconds <= 0 else ttl_seconds
+
+
+class ImmortalHitsCache(MemoryCache):
+    """The series' TTL is never applied: a hit window is kept forever."""
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        await super().record_hit(key, at=at, ttl_seconds=ttl_seconds)
+        self._series[key].deadline = math.inf
+
+
 MUTANTS: dict[type[MemoryCache], str] = {
     BytesCache: "test_a_value_comes_back_as_str_not_bytes",
+    Latin1Cache: "test_a_value_comes_back_as_str_not_bytes",
     RefreshingTtlCache: "test_a_counters_ttl_is_not_refreshed_by_later_increments",
     CollapsingHitsCache: "test_two_hits_at_the_same_instant_count_as_two",
     ExclusiveWindowCache: "test_a_hit_exactly_at_since_is_counted",
     PrivateCounterCache: "test_increment_continues_from_a_decimal_string_set_as_a_value",
     WholeSecondTtlCache: "test_a_sub_second_ttl_really_expires",
     ResettingCounterCache: "test_incrementing_a_non_numeric_value_raises_value_error",
+    FirstHitExpiryCache: "test_each_hit_restarts_its_series_ttl",
+    IntParsingCache: "test_increment_refuses_anything_but_a_plain_decimal_integer",
+    TtlCheckedOnlyOnCreationCache: "test_increment_refuses_a_bad_ttl_on_an_existing_counter_too",
+    NanTtlCache: "test_a_nan_or_infinite_ttl_raises_value_error",
+    KeepTtlCache: "test_set_without_a_ttl_clears_the_ttl_of_the_value_it_replaces",
+    ExpireWhenNoTtlCache: "test_increment_with_a_ttl_puts_no_expiry_on_an_existing_key",
+    CaseFoldingKeysCache: "test_any_key_text_keeps_its_value_and_hits_apart_from_every_other_key",
+    ZeroTtlMeansForeverCache: "test_a_non_positive_ttl_raises_value_error",
+    ImmortalHitsCache: "test_a_hit_series_expires_after_its_ttl",
 }
 
 
@@ -141,3 +288,28 @@ def test_collapsed_duplicates_are_caught_by_the_property_case_too() -> None:
     """The oracle-based window property is evidence in its own right, not only the example."""
     failures = _failures(CollapsingHitsCache)
     assert "test_windows_count_and_find_exactly_the_hits_at_or_after_since" in failures
+
+
+ALONE: frozenset[type[MemoryCache]] = frozenset(
+    {
+        RefreshingTtlCache,
+        FirstHitExpiryCache,
+        IntParsingCache,
+        TtlCheckedOnlyOnCreationCache,
+        NanTtlCache,
+        KeepTtlCache,
+        ExpireWhenNoTtlCache,
+        CaseFoldingKeysCache,
+        ImmortalHitsCache,
+    }
+)
+"""Mutants that exactly one case catches: that case is the only thing standing between them
+and a pass, so removing or weakening it is visible here."""
+
+
+@pytest.mark.parametrize(
+    "mutant", sorted(ALONE, key=lambda c: c.__name__), ids=lambda c: c.__name__
+)
+def test_the_mutant_is_caught_by_its_case_alone(mutant: type[MemoryCache]) -> None:
+    """Nothing else in the suite fails on it."""
+    assert sorted(_failures(mutant)) == [MUTANTS[mutant]]

@@ -14,6 +14,7 @@ beyond the port:
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
@@ -145,11 +146,11 @@ class MemoryCache:
 
 
 def _check_ttl(ttl_seconds: float | None) -> None:
-    # `not > 0` rather than `<= 0` so that NaN is refused too.
-    if ttl_seconds is not None and not ttl_seconds > 0:
+    # `not > 0` rather than `<= 0` so that NaN is refused too; infinity is no number of seconds.
+    if ttl_seconds is not None and not (ttl_seconds > 0 and math.isfinite(ttl_seconds)):
         raise InvalidArgumentError(
-            f"ttl_seconds={ttl_seconds!r} is not positive: pass a number of seconds above zero, "
-            "or None for no expiry where the method allows it"
+            f"ttl_seconds={ttl_seconds!r} is not a positive, finite number of seconds: pass "
+            "one above zero, or None for no expiry where the method allows it"
         )
 
 
