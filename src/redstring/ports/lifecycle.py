@@ -15,6 +15,14 @@ class AsyncClosable(Protocol):
     * ``__aenter__`` returns the object itself, so ``async with X() as x`` binds it.
     * ``__aexit__`` calls ``close()`` and returns ``None``: it never suppresses an exception,
       including the ``CancelledError`` of a timed-out caller.
+    * A closed object promises nothing further: calling it may raise or may still work, as
+      the adapter documents (the in-memory stores stay usable with their data, ``MemoryCache``
+      stays usable and empty, a PostgreSQL store that closed its own pool raises the
+      driver's error). Callers close last.
+
+    The first three rules are what ``redstring.testing.lifecycle.LifecycleCases`` checks in
+    every store suite, and ``CacheCompliance`` checks for caches; the fourth is checked by
+    no suite, because it is no promise.
     """
 
     async def close(self) -> None: ...

@@ -28,7 +28,7 @@ from redstring.ports.chunk_store import (
     ChunkWriter,
     LexicalCandidateSource,
 )
-from redstring.testing.harness import StoreSuite
+from redstring.testing.lifecycle import LifecycleCases
 from redstring.testing.settings import compliance_settings
 from redstring.testing.strategies import (
     chunk_texts,
@@ -138,7 +138,7 @@ def _without_zero_counts(stats: LexicalCandidates) -> LexicalCandidates:
     )
 
 
-class ChunkStoreCompliance(StoreSuite[ChunkStore]):
+class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
     """**Every ChunkStore adapter must pass this suite unchanged.**
 
     It is the executable definition of the port; the prose in ``redstring.ports.chunk_store``

@@ -32,7 +32,7 @@ from redstring.domain.events import NewEvent, StoredEvent
 from redstring.domain.ids import TenantId, new_event_id
 from redstring.ports.errors import ConcurrencyConflictError
 from redstring.ports.event_log import EventLog
-from redstring.testing.harness import StoreSuite
+from redstring.testing.lifecycle import LifecycleCases
 from redstring.testing.settings import compliance_settings
 from redstring.testing.strategies import tenant_pairs
 
@@ -106,7 +106,7 @@ _appends = st.builds(
 )
 
 
-class EventLogCompliance(StoreSuite[EventLog]):
+class EventLogCompliance(LifecycleCases[EventLog]):
     """Cases every EventLog adapter passes; implement ``new_store()``.
 
     A failure names the port rule in the case's docstring; check that rule in

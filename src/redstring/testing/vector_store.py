@@ -25,7 +25,7 @@ from redstring.domain.errors import DimensionMismatchError, ZeroVectorError
 from redstring.domain.ids import EntityId, TenantId, id_text
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_score
 from redstring.ports.vector_store import VectorPurge, VectorReader, VectorStore, VectorWriter
-from redstring.testing.harness import StoreSuite
+from redstring.testing.lifecycle import LifecycleCases
 from redstring.testing.settings import compliance_settings
 from redstring.testing.strategies import (
     entity_ids,
@@ -50,7 +50,7 @@ def _ids(matches: Sequence[VectorMatch]) -> list[EntityId]:
     return [match.entity_id for match in matches]
 
 
-class VectorStoreCompliance(StoreSuite[VectorStore]):
+class VectorStoreCompliance(LifecycleCases[VectorStore]):
     """**Every VectorStore adapter must pass this suite unchanged.**
 
     It is the executable definition of the port; the prose in

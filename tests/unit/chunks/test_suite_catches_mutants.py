@@ -21,6 +21,7 @@ from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from tests.compliance_coverage import isolation_test_names
+from tests.lifecycle_mutants import lifecycle_mutants
 from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
@@ -488,6 +489,7 @@ CASES = (
         ),
     ),
     Case(NoTermsMatchEveryChunk, ("test_no_terms_yield_no_candidates",)),
+    *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryChunkStore).items()),
 )
 
 

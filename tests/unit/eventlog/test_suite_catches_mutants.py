@@ -17,6 +17,7 @@ from redstring.domain.ids import TenantId
 from redstring.eventlog.adapters.memory import InMemoryEventLog
 from redstring.ports.event_log import EventLog
 from redstring.testing.event_log import EventLogCompliance
+from tests.lifecycle_mutants import lifecycle_mutants
 from tests.suite_failures import failing_cases
 
 _EVERYONE = TenantId("everyone")
@@ -181,6 +182,7 @@ MUTANTS: dict[type[InMemoryEventLog], str] = {
     UnerasedCheckpointLog: "test_delete_by_tenant_erases_its_checkpoints_and_no_one_elses",
     ForwardOnlyCheckpointLog: "test_the_last_saved_checkpoint_wins_even_backwards",
     NegativeCheckpointLog: "test_a_negative_checkpoint_is_refused_and_saves_nothing",
+    **lifecycle_mutants(InMemoryEventLog),
 }
 
 

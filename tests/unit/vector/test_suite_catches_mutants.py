@@ -20,6 +20,7 @@ from redstring.ports.vector_store import VectorStore
 from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.adapters.memory import InMemoryVectorStore
 from tests.compliance_coverage import isolation_test_names
+from tests.lifecycle_mutants import lifecycle_mutants
 from tests.suite_failures import run_suite_test
 
 
@@ -332,6 +333,7 @@ CASES = (
     Case(RoundsComponents, ("test_upsert_then_get_round_trips_the_whole_record",)),
     Case(NegativeKFindsNothing, ("test_a_negative_k_raises_value_error",)),
     Case(MissesAQuarterOfALargeCorpus, ("test_the_true_nearest_neighbour_is_within_the_top_k",)),
+    *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryVectorStore).items()),
 )
 
 

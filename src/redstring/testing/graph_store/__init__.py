@@ -39,13 +39,13 @@ from redstring.testing.graph_store._support import (
     _entity_writes,
     _expect,
     _pool,
-    _raises,
 )
 from redstring.testing.graph_store.aliases import AliasStoreCases
 from redstring.testing.graph_store.blocking_keys import BlockingKeyIndexCases
 from redstring.testing.graph_store.entities import EntityStoreCases
 from redstring.testing.graph_store.neighbours import GraphTraversalCases
 from redstring.testing.graph_store.relationships import RelationshipStoreCases
+from redstring.testing.lifecycle import LifecycleCases
 from redstring.testing.settings import compliance_settings
 
 
@@ -55,6 +55,7 @@ class GraphStoreCompliance(
     BlockingKeyIndexCases,
     RelationshipStoreCases,
     GraphTraversalCases,
+    LifecycleCases[GraphStore],
 ):
     """The GraphStore compliance suite: every capability's cases plus the whole-store ones.
 
@@ -63,7 +64,8 @@ class GraphStoreCompliance(
     an empty store that shares nothing with any store it returned before. Do not override a
     test: ``test_the_suite_is_run_unchanged`` fails when one is. Each capability Protocol of
     ``redstring.ports.graph_store`` has its cases in a module of this package (``entities``,
-    ``aliases``, ``blocking_keys``, ``relationships``, ``neighbours``); the cases here span
+    ``aliases``, ``blocking_keys``, ``relationships``, ``neighbours``), the lifecycle cases
+    every store suite shares are in ``redstring.testing.lifecycle``, and the cases here span
     the whole store.
     """
 
@@ -179,24 +181,6 @@ class GraphStoreCompliance(
             {alias_id: ada.id},
             "TENANT's alias afterwards",
         )
-
-    # -- lifetime ------------------------------------------------------------------------------
-
-    async def test_close_is_safe_to_call_twice(self, store: GraphStore) -> None:
-        """``close()`` twice does not raise (dispose may close a store a test already closed)."""
-        await store.close()
-        await store.close()
-
-    async def test_the_block_form_binds_the_store(self, store: GraphStore) -> None:
-        """``async with store as bound`` binds the store itself, not ``None`` or a wrapper."""
-        async with store as bound:
-            assert bound is store, f"__aenter__ returned {bound!r}; expected the store itself"
-
-    async def test_the_block_form_never_suppresses_an_exception(self, store: GraphStore) -> None:
-        """An exception raised in the block reaches the caller: ``__aexit__`` returns ``None``."""
-        with _raises(RuntimeError, "a RuntimeError raised inside `async with store`"):
-            async with store:
-                raise RuntimeError("raised inside the block")
 
     # -- properties ----------------------------------------------------------------------------
 
