@@ -1,12 +1,12 @@
 """The three GraphStore adapters on one workload, with the in-memory store as the baseline.
 
 Run with ``uv run --frozen --no-sync python -m benchmarks.graph_bench`` (``--quick`` runs a
-tenth of the graph, for a smoke test). Backends come from the environment when it names them
-(``REDSTRING_TEST_NEO4J_URI``, ``REDSTRING_TEST_POSTGRES_DSN``, as ``scripts/test`` exports
-them); otherwise the benchmark starts its own: Neo4j through ``scripts/lib/neo4j.sh`` (the
-launcher under ``infra/``) and PostgreSQL through ``pgserver``, both in a temporary directory
-and both stopped at exit. On a server it did not start it writes only its own two tenants and
-deletes them again.
+tenth of the graph, for a smoke test; ``--only memory`` runs the in-memory store alone).
+Backends come from the environment when it names them (``REDSTRING_TEST_NEO4J_URI``,
+``REDSTRING_TEST_POSTGRES_DSN``, as ``scripts/test`` exports them); otherwise the benchmark
+starts its own: Neo4j through ``scripts/lib/neo4j.sh`` (the launcher under ``infra/``) and
+PostgreSQL through ``pgserver``, both in a temporary directory and both stopped at exit. On a
+server it did not start it writes only its own two tenants and deletes them again.
 
 The workload, identical for every store:
 
@@ -14,7 +14,7 @@ The workload, identical for every store:
    by 20 entities) and 50k random relationships among them, in batches of 1,000 through
    ``upsert_entities`` / ``upsert_relationships`` (one UNWIND query per batch on Neo4j).
    A second tenant of 10k entities is loaded too, so every read has rows to skip.
-2. ``neighbours`` at depth 2, direction both, from random entities (about 200 reached each).
+2. ``neighbours`` at depth 2, direction both, from random entities (median 108 reached).
 3. ``find_by_blocking_keys`` for 100 keys (50 unique, 50 shared: about 1,050 entities).
 4. ``delete_by_tenant`` of the 10k-entity, 50k-edge tenant.
 
@@ -291,7 +291,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a tenth of the graph")
     parser.add_argument(
-        "--only", action="append", choices=("postgres", "neo4j"), help="skip the other backend"
+        "--only",
+        action="append",
+        choices=("memory", "postgres", "neo4j"),
+        help="run the in-memory baseline and only the named backends (memory: no other)",
     )
     arguments = parser.parse_args()
     only = set(arguments.only) if arguments.only else None

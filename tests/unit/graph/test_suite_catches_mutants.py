@@ -151,10 +151,10 @@ def _everyones_rows(store: InMemoryGraphStore, tenant_id: TenantId) -> InMemoryG
     """A store holding every tenant's rows under ``tenant_id``: a key compared on id alone."""
     view = InMemoryGraphStore()
     view._entities = {(tenant_id, key[1]): value for key, value in store._entities.items()}
-    view._aliases = {(tenant_id, key[1]): value for key, value in store._aliases.items()}
-    view._relationships = {
-        (tenant_id, key[1]): value for key, value in store._relationships.items()
-    }
+    for alias in store._aliases.values():
+        view._write_alias(tenant_id, alias)
+    for edge in store._relationships.values():
+        view._write_edge(tenant_id, edge)
     for (_, blocking_key), ids in store._blocking.items():
         view._blocking.setdefault((tenant_id, blocking_key), set()).update(ids)
     return view
@@ -182,7 +182,15 @@ class ChecksEndpointsInAnyTenant(InMemoryGraphStore):
 class DeleteByTenantDeletesEveryone(InMemoryGraphStore):
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         removed = sum(1 for owner, _ in self._entities if owner == tenant_id)
-        for table in (self._entities, self._aliases, self._relationships, self._blocking):
+        for table in (
+            self._entities,
+            self._aliases,
+            self._relationships,
+            self._blocking,
+            self._outgoing,
+            self._incoming,
+            self._aliases_of,
+        ):
             table.clear()
         return removed
 
@@ -201,6 +209,9 @@ class SharesOneGraphAcrossInstances(InMemoryGraphStore):
         self._aliases = shared._aliases
         self._relationships = shared._relationships
         self._blocking = shared._blocking
+        self._outgoing = shared._outgoing
+        self._incoming = shared._incoming
+        self._aliases_of = shared._aliases_of
 
 
 # -- dangling edges and half-written batches ----------------------------------------------------
@@ -211,7 +222,7 @@ class AcceptsDanglingEdges(InMemoryGraphStore):
         self, tenant_id: TenantId, relationships: Sequence[Relationship]
     ) -> None:
         for relationship in relationships:
-            self._relationships[(tenant_id, relationship.id)] = relationship.model_copy(deep=True)
+            self._write_edge(tenant_id, relationship.model_copy(deep=True))
 
 
 class WritesEdgesOneByOne(InMemoryGraphStore):
@@ -222,7 +233,7 @@ class WritesEdgesOneByOne(InMemoryGraphStore):
     ) -> None:
         for relationship in relationships:
             self._require_entities(tenant_id, [relationship.subject_id, relationship.object_id])
-            self._relationships[(tenant_id, relationship.id)] = relationship.model_copy(deep=True)
+            self._write_edge(tenant_id, relationship.model_copy(deep=True))
 
 
 class WritesEntitiesOneByOne(InMemoryGraphStore):
@@ -355,6 +366,36 @@ class KeepsStaleBlockingKeys(InMemoryGraphStore):
         self._entities[(tenant_id, entity.id)] = entity
 
 
+class EdgeIndexKeepsOldEndpoints(InMemoryGraphStore):
+    """Indexes a re-upserted edge under its new endpoints without unlisting the old ones."""
+
+    def _write_edge(self, tenant_id: TenantId, edge: Relationship) -> None:
+        self._relationships[(tenant_id, edge.id)] = edge
+        self._outgoing.setdefault((tenant_id, edge.subject_id), set()).add(edge.id)
+        self._incoming.setdefault((tenant_id, edge.object_id), set()).add(edge.id)
+
+
+class EdgeIndexIgnoresDeletes(InMemoryGraphStore):
+    """``delete_relationship`` drops the row but leaves its endpoint index entries."""
+
+    async def delete_relationship(
+        self, tenant_id: TenantId, relationship_id: RelationshipId
+    ) -> bool:
+        return self._relationships.pop((tenant_id, relationship_id), None) is not None
+
+    def _edge_ids_touching(self, tenant_id: TenantId, entity_id: EntityId) -> set[RelationshipId]:
+        listed = super()._edge_ids_touching(tenant_id, entity_id)
+        return {i for i in listed if (tenant_id, i) in self._relationships}
+
+
+class AliasIndexKeepsOldCanonicals(InMemoryGraphStore):
+    """Lists a re-pointed alias under every canonical it ever had."""
+
+    def _write_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        self._aliases[(tenant_id, alias.alias_id)] = alias
+        self._aliases_of.setdefault((tenant_id, alias.canonical_id), set()).add(alias.alias_id)
+
+
 class ListsKeysWithNoEntities(InMemoryGraphStore):
     async def find_by_blocking_keys(
         self, tenant_id: TenantId, keys: Collection[str]
@@ -375,13 +416,13 @@ class AcceptsAnyCanonical(InMemoryGraphStore):
     async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
         if alias.alias_id == alias.canonical_id or (tenant_id, alias.alias_id) in self._entities:
             raise InvalidArgumentError(f"{alias.alias_id} cannot be an alias")
-        self._aliases[(tenant_id, alias.alias_id)] = alias.model_copy(deep=True)
+        self._write_alias(tenant_id, alias.model_copy(deep=True))
 
 
 class AliasesLiveEntities(InMemoryGraphStore):
     async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
         self._require_entities(tenant_id, [alias.canonical_id])
-        self._aliases[(tenant_id, alias.alias_id)] = alias.model_copy(deep=True)
+        self._write_alias(tenant_id, alias.model_copy(deep=True))
 
 
 class StoresEntitiesOnAliasIds(InMemoryGraphStore):
@@ -411,9 +452,10 @@ class DeleteRelationshipAlwaysSaysYes(InMemoryGraphStore):
 
 class DeleteByTenantKeepsAliases(InMemoryGraphStore):
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
-        aliases = {key: alias for key, alias in self._aliases.items() if key[0] == tenant_id}
+        aliases = [alias for key, alias in self._aliases.items() if key[0] == tenant_id]
         removed = await super().delete_by_tenant(tenant_id)
-        self._aliases.update(aliases)
+        for alias in aliases:
+            self._write_alias(tenant_id, alias)
         return removed
 
 
@@ -447,8 +489,10 @@ class DeleteEntitiesLeavesEdges(InMemoryGraphStore):
 
     async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
         edges = dict(self._relationships)
+        outgoing = {key: set(ids) for key, ids in self._outgoing.items()}
+        incoming = {key: set(ids) for key, ids in self._incoming.items()}
         removed = await super().delete_entities(tenant_id, entity_ids)
-        self._relationships = edges
+        self._relationships, self._outgoing, self._incoming = edges, outgoing, incoming
         return removed
 
 
@@ -457,13 +501,14 @@ class DeleteEntitiesLeavesEdgesIntoThem(InMemoryGraphStore):
 
     async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
         doomed = {i for i in entity_ids if (tenant_id, i) in self._entities}
-        incoming = {
-            key: edge
+        incoming = [
+            edge
             for key, edge in self._relationships.items()
             if key[0] == tenant_id and edge.object_id in doomed and edge.subject_id not in doomed
-        }
+        ]
         removed = await super().delete_entities(tenant_id, entity_ids)
-        self._relationships.update(incoming)
+        for edge in incoming:
+            self._write_edge(tenant_id, edge)
         return removed
 
 
@@ -523,9 +568,10 @@ class DeleteEntitiesLeavesAliases(InMemoryGraphStore):
     """Removes the entities but not the aliases pointing at them."""
 
     async def delete_entities(self, tenant_id: TenantId, entity_ids: Collection[EntityId]) -> int:
-        aliases = dict(self._aliases)
+        aliases = [(owner, alias) for (owner, _), alias in self._aliases.items()]
         removed = await super().delete_entities(tenant_id, entity_ids)
-        self._aliases = aliases
+        for owner, alias in aliases:
+            self._write_alias(owner, alias)
         return removed
 
 
@@ -965,6 +1011,18 @@ CASES: tuple[Case, ...] = (
             "test_blocking_key_reads_follow_the_latest_keys",
         ),
     ),
+    Case(
+        EdgeIndexKeepsOldEndpoints,
+        (
+            "test_upsert_relationship_is_last_write_wins",
+            "test_relationship_writes_are_idempotent_and_last_write_wins",
+        ),
+    ),
+    Case(
+        EdgeIndexIgnoresDeletes,
+        ("test_delete_relationship_reports_whether_there_was_one",),
+    ),
+    Case(AliasIndexKeepsOldCanonicals, ("test_upsert_alias_is_last_write_wins",)),
     Case(
         ListsKeysWithNoEntities,
         ("test_find_by_blocking_keys_groups_by_key_and_omits_empty_keys",),

@@ -1,16 +1,22 @@
-"""The in-process GraphStore: dictionaries keyed on ``(tenant_id, id)``.
+"""The in-process GraphStore: dictionaries keyed on ``(tenant_id, id)``, with indexes.
 
 It is the reference the other adapters are read against, so it is exactly as strict as the
 port (``redstring.ports.graph_store``) and no more forgiving: dangling edges raise, batches
 validate everything before writing anything, and every model crosses the boundary as a deep
 copy in both directions. It runs ``GraphStoreCompliance`` unchanged.
+
+It is also the fastest backend, so no read scans a tenant: blocking keys, edges by endpoint
+(out and in) and aliases by canonical id each have an index keyed on ``(tenant_id, ...)``
+that every write keeps in step through ``_write_entity`` / ``_write_edge`` / ``_write_alias``
+and their removals. See ``docs/benchmarks.md`` for what the indexes bought.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import copy
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeVar
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
@@ -33,6 +39,11 @@ class InMemoryGraphStore:
         self._aliases: dict[tuple[TenantId, EntityId], Alias] = {}
         self._relationships: dict[tuple[TenantId, RelationshipId], Relationship] = {}
         self._blocking: dict[tuple[TenantId, str], set[EntityId]] = {}
+        # Edge ids by endpoint: subject -> outgoing, object -> incoming. Ids, not edges, so
+        # an edge replaced in ``_relationships`` under the same id is seen through the index.
+        self._outgoing: dict[tuple[TenantId, EntityId], set[RelationshipId]] = {}
+        self._incoming: dict[tuple[TenantId, EntityId], set[RelationshipId]] = {}
+        self._aliases_of: dict[tuple[TenantId, EntityId], set[EntityId]] = {}
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -58,19 +69,19 @@ class InMemoryGraphStore:
         Raises ``ValueError`` when ``entity.id`` is currently an alias of the tenant.
         """
         self._refuse_alias_ids(tenant_id, [entity.id])
-        self._write_entity(tenant_id, entity.model_copy(deep=True))
+        self._write_entity(tenant_id, _copy(entity))
 
     async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
         """Insert or replace every entity, or none when any id is an alias; last duplicate wins."""
         self._refuse_alias_ids(tenant_id, [entity.id for entity in entities])
-        copies = [entity.model_copy(deep=True) for entity in entities]
+        copies = [_copy(entity) for entity in entities]
         for entity in copies:
             self._write_entity(tenant_id, entity)
 
     async def get_entity(self, tenant_id: TenantId, entity_id: EntityId) -> Entity | None:
         """A copy of the tenant's entity ``entity_id``, or ``None``."""
         stored = self._entities.get((tenant_id, entity_id))
-        return None if stored is None else stored.model_copy(deep=True)
+        return None if stored is None else _copy(stored)
 
     async def get_entities(
         self, tenant_id: TenantId, entity_ids: Collection[EntityId]
@@ -80,7 +91,7 @@ class InMemoryGraphStore:
         for entity_id in set(entity_ids):
             stored = self._entities.get((tenant_id, entity_id))
             if stored is not None:
-                found[entity_id] = stored.model_copy(deep=True)
+                found[entity_id] = _copy(stored)
         return found
 
     async def find_entities(
@@ -110,22 +121,12 @@ class InMemoryGraphStore:
         alias ids and absent ids are ignored. Nothing can fail midway, so it is all or nothing.
         """
         doomed = {entity_id for entity_id in entity_ids if (tenant_id, entity_id) in self._entities}
-        if not doomed:
-            return 0
         for entity_id in doomed:
             self._unindex(tenant_id, self._entities.pop((tenant_id, entity_id)))
-        for edge_key in [
-            key
-            for key, edge in self._relationships.items()
-            if key[0] == tenant_id and (edge.subject_id in doomed or edge.object_id in doomed)
-        ]:
-            del self._relationships[edge_key]
-        for alias_key in [
-            key
-            for key, alias in self._aliases.items()
-            if key[0] == tenant_id and alias.canonical_id in doomed
-        ]:
-            del self._aliases[alias_key]
+            for edge_id in list(self._edge_ids_touching(tenant_id, entity_id)):
+                self._drop_edge(tenant_id, edge_id)
+            for alias_id in list(self._aliases_of.get((tenant_id, entity_id), ())):
+                self._drop_alias(tenant_id, alias_id)
         return len(doomed)
 
     # -- blocking keys ----------------------------------------------------------------------
@@ -164,18 +165,17 @@ class InMemoryGraphStore:
                 "id that is not an entity can become an alias"
             )
         self._require_entities(tenant_id, [alias.canonical_id])
-        self._aliases[(tenant_id, alias.alias_id)] = alias.model_copy(deep=True)
+        self._write_alias(tenant_id, alias.model_copy(deep=True))
 
     async def remove_alias(self, tenant_id: TenantId, alias_id: EntityId) -> bool:
         """Forget the alias ``alias_id``; ``False`` when the tenant had none."""
-        return self._aliases.pop((tenant_id, alias_id), None) is not None
+        return self._drop_alias(tenant_id, alias_id)
 
     async def find_aliases(self, tenant_id: TenantId, canonical_id: EntityId) -> list[Alias]:
         """Copies of the aliases pointing at ``canonical_id``, ascending by alias id text."""
         pointing = [
-            alias
-            for (owner, _), alias in self._aliases.items()
-            if owner == tenant_id and alias.canonical_id == canonical_id
+            self._aliases[(tenant_id, alias_id)]
+            for alias_id in self._aliases_of.get((tenant_id, canonical_id), ())
         ]
         pointing.sort(key=lambda alias: id_text(alias.alias_id))
         return [alias.model_copy(deep=True) for alias in pointing]
@@ -209,35 +209,35 @@ class InMemoryGraphStore:
             for endpoint in (relationship.subject_id, relationship.object_id)
         ]
         self._require_entities(tenant_id, endpoints)
-        copies = [relationship.model_copy(deep=True) for relationship in relationships]
+        copies = [_copy(relationship) for relationship in relationships]
         for relationship in copies:
-            self._relationships[(tenant_id, relationship.id)] = relationship
+            self._write_edge(tenant_id, relationship)
 
     async def get_relationship(
         self, tenant_id: TenantId, relationship_id: RelationshipId
     ) -> Relationship | None:
         """A copy of the edge ``relationship_id``, or ``None``."""
         stored = self._relationships.get((tenant_id, relationship_id))
-        return None if stored is None else stored.model_copy(deep=True)
+        return None if stored is None else _copy(stored)
 
     async def get_relationships_for(
         self, tenant_id: TenantId, entity_ids: Collection[EntityId]
     ) -> list[Relationship]:
         """Copies of every edge touching any of ``entity_ids``, each once, by id text."""
-        wanted = set(entity_ids)
-        touching = [
-            relationship
-            for relationship in self._edges_of(tenant_id)
-            if relationship.subject_id in wanted or relationship.object_id in wanted
-        ]
+        edge_ids = {
+            edge_id
+            for entity_id in set(entity_ids)
+            for edge_id in self._edge_ids_touching(tenant_id, entity_id)
+        }
+        touching = [self._relationships[(tenant_id, edge_id)] for edge_id in edge_ids]
         touching.sort(key=lambda relationship: id_text(relationship.id))
-        return [relationship.model_copy(deep=True) for relationship in touching]
+        return [_copy(relationship) for relationship in touching]
 
     async def delete_relationship(
         self, tenant_id: TenantId, relationship_id: RelationshipId
     ) -> bool:
         """Remove the edge; ``False`` when the tenant had no such edge."""
-        return self._relationships.pop((tenant_id, relationship_id), None) is not None
+        return self._drop_edge(tenant_id, relationship_id)
 
     # -- traversal --------------------------------------------------------------------------
 
@@ -252,28 +252,29 @@ class InMemoryGraphStore:
     ) -> list[Neighbour]:
         """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id text).
 
-        Breadth-first, so the first level that reaches an entity is its smallest depth. The
+        Breadth-first over the endpoint indexes, so a hop costs the edges of the frontier, not
+        of the tenant, and the first level that reaches an entity is its smallest depth. The
         start is excluded even when a cycle leads back to it.
         """
         validate_traversal(depth, direction)
         if depth == 0 or (tenant_id, entity_id) not in self._entities:
             return []
         types = None if relationship_types is None else frozenset(relationship_types)
-        edges = [edge for edge in self._edges_of(tenant_id) if types is None or edge.type in types]
         reached: dict[EntityId, int] = {entity_id: 0}
         frontier = {entity_id}
         for level in range(1, depth + 1):
-            frontier = {step for step in _steps(edges, frontier, direction) if step not in reached}
+            frontier = {
+                step
+                for step in self._steps(tenant_id, frontier, direction, types)
+                if step not in reached
+            }
             if not frontier:
                 break
             reached.update(dict.fromkeys(frontier, level))
         del reached[entity_id]
         ordered = sorted(reached.items(), key=lambda item: (item[1], id_text(item[0])))
         return [
-            Neighbour(
-                entity=self._entities[(tenant_id, reached_id)].model_copy(deep=True),
-                depth=level,
-            )
+            Neighbour(entity=_copy(self._entities[(tenant_id, reached_id)]), depth=level)
             for reached_id, level in ordered
         ]
 
@@ -291,6 +292,9 @@ class InMemoryGraphStore:
             del self._relationships[edge_key]
         for index_key in [key for key in self._blocking if key[0] == tenant_id]:
             del self._blocking[index_key]
+        for index in (self._outgoing, self._incoming, self._aliases_of):
+            for endpoint_key in [key for key in index if key[0] == tenant_id]:
+                del index[endpoint_key]
         return removed
 
     # -- internals --------------------------------------------------------------------------
@@ -315,8 +319,56 @@ class InMemoryGraphStore:
         ids = self._blocking.get((tenant_id, key), set())
         return _by_id_text([self._entities[(tenant_id, entity_id)] for entity_id in ids])
 
-    def _edges_of(self, tenant_id: TenantId) -> list[Relationship]:
-        return [edge for (owner, _), edge in self._relationships.items() if owner == tenant_id]
+    def _write_edge(self, tenant_id: TenantId, edge: Relationship) -> None:
+        self._drop_edge(tenant_id, edge.id)
+        self._relationships[(tenant_id, edge.id)] = edge
+        self._outgoing.setdefault((tenant_id, edge.subject_id), set()).add(edge.id)
+        self._incoming.setdefault((tenant_id, edge.object_id), set()).add(edge.id)
+
+    def _drop_edge(self, tenant_id: TenantId, edge_id: RelationshipId) -> bool:
+        edge = self._relationships.pop((tenant_id, edge_id), None)
+        if edge is None:
+            return False
+        _unlist(self._outgoing, (tenant_id, edge.subject_id), edge_id)
+        _unlist(self._incoming, (tenant_id, edge.object_id), edge_id)
+        return True
+
+    def _edge_ids_touching(self, tenant_id: TenantId, entity_id: EntityId) -> set[RelationshipId]:
+        """Ids of the edges with ``entity_id`` at either end (a self-loop once)."""
+        key = (tenant_id, entity_id)
+        return self._outgoing.get(key, set()) | self._incoming.get(key, set())
+
+    def _steps(
+        self,
+        tenant_id: TenantId,
+        frontier: set[EntityId],
+        direction: Direction,
+        types: frozenset[str] | None,
+    ) -> Iterator[EntityId]:
+        """Every entity one edge of an allowed type away from the frontier, along ``direction``."""
+        for entity_id in frontier:
+            if direction != "in":
+                for edge_id in self._outgoing.get((tenant_id, entity_id), ()):
+                    edge = self._relationships[(tenant_id, edge_id)]
+                    if types is None or edge.type in types:
+                        yield edge.object_id
+            if direction != "out":
+                for edge_id in self._incoming.get((tenant_id, entity_id), ()):
+                    edge = self._relationships[(tenant_id, edge_id)]
+                    if types is None or edge.type in types:
+                        yield edge.subject_id
+
+    def _write_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        self._drop_alias(tenant_id, alias.alias_id)
+        self._aliases[(tenant_id, alias.alias_id)] = alias
+        self._aliases_of.setdefault((tenant_id, alias.canonical_id), set()).add(alias.alias_id)
+
+    def _drop_alias(self, tenant_id: TenantId, alias_id: EntityId) -> bool:
+        alias = self._aliases.pop((tenant_id, alias_id), None)
+        if alias is None:
+            return False
+        _unlist(self._aliases_of, (tenant_id, alias.canonical_id), alias_id)
+        return True
 
     def _refuse_alias_ids(self, tenant_id: TenantId, entity_ids: Iterable[EntityId]) -> None:
         for entity_id in entity_ids:
@@ -340,15 +392,43 @@ def _by_id_text(entities: Iterable[Entity]) -> list[Entity]:
 
 
 def _copies(entities: Iterable[Entity]) -> list[Entity]:
-    return [entity.model_copy(deep=True) for entity in entities]
+    return [_copy(entity) for entity in entities]
 
 
-def _steps(
-    edges: Iterable[Relationship], frontier: set[EntityId], direction: Direction
-) -> Iterable[EntityId]:
-    """Every entity one edge away from the frontier, following ``direction``."""
-    for edge in edges:
-        if direction != "in" and edge.subject_id in frontier:
-            yield edge.object_id
-        if direction != "out" and edge.object_id in frontier:
-            yield edge.subject_id
+_Key = TypeVar("_Key")
+_Member = TypeVar("_Member")
+_Stored = TypeVar("_Stored", Entity, Relationship)
+
+
+def _unlist(index: dict[_Key, set[_Member]], key: _Key, member: _Member) -> None:
+    """Take ``member`` out of ``index[key]``, dropping the entry once it is empty."""
+    members = index.get(key)
+    if members is not None:
+        members.discard(member)
+        if not members:
+            del index[key]
+
+
+def _copy(model: _Stored) -> _Stored:
+    """A deep copy of an entity or edge at a third of ``model_copy(deep=True)``'s cost.
+
+    Every field but ``attributes`` and ``provenance`` is immutable (ids, strings, tuples),
+    so a shallow copy shares them safely; ``provenance`` holds only immutable fields, so a
+    shallow copy of it is a deep one; ``attributes`` is JSON, copied by :func:`_json_copy`.
+    Copying is most of the cost of a read here, which is why this is not ``deepcopy``.
+    """
+    clone = copy.copy(model)
+    fields = clone.__dict__
+    fields["attributes"] = _json_copy(model.attributes)
+    fields["provenance"] = copy.copy(model.provenance)
+    return clone
+
+
+def _json_copy(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_copy(item) for item in value]
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return copy.deepcopy(value)  # only reachable by mutating a model past its validation
