@@ -35,8 +35,24 @@ class ExtractedRelationship(_Model):
     description: str | None = None
 
 
+DROP_REASONS = (
+    "ungrounded_entity",
+    "unknown_entity_type",
+    "unknown_relationship_type",
+    "relationship_pattern",
+    "dangling_relationship",
+)
+"""Why an extractor may drop what it found before returning it (keys of ``Extraction.dropped``)."""
+
+
 class Extraction(_Model):
-    """Everything one extractor call found in one passage (possibly nothing)."""
+    """Everything one extractor call found in one passage (possibly nothing).
+
+    ``dropped`` counts what the extractor found but did not return, by reason (one of
+    :data:`DROP_REASONS`): an ingest adds these counts to its report's ``dropped``. Zero
+    counts are never stored, so an extraction that dropped nothing has an empty mapping.
+    """
 
     entities: list[ExtractedEntity] = Field(default_factory=list)
     relationships: list[ExtractedRelationship] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(default_factory=dict)
