@@ -7,7 +7,8 @@ interpreter (``python -I``, so neither this checkout nor ``PYTHONPATH`` can stan
 * ``import redstring`` works with only the base dependencies, and pulls in none of the test
   tooling or backend clients (ADR 0005: the shipped suites are never imported by the library);
 * ``py.typed`` and every module of ``src/redstring`` (``redstring.testing`` included) ship;
-* the base install brings no extra (spaCy and its pipeline stay behind ``nlp``), and the extras take ranges rather than exact pins.
+* the base install brings no extra (spaCy and its pipeline stay behind ``nlp``), and the
+  extras take ranges rather than exact pins.
 
 It needs no backend, only ``uv`` and the package index, so it runs in every ``./scripts/test``.
 """

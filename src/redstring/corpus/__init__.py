@@ -1,4 +1,4 @@
-"""The Velmar corpus: twenty short documents about one fictional harbour town, with gold annotations.
+"""The Velmar corpus: twenty short documents about one fictional harbour town, and their gold.
 
 It ships inside the package so the demo, the retrieval tests and the extraction benchmark all
 read the same text. ``load_corpus()`` returns a :class:`Corpus`: the documents (Markdown text,
