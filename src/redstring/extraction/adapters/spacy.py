@@ -89,6 +89,16 @@ _OBJECT: Final = 1
 _OBLIQUE: Final = 2
 _SUBJECT_ARCS: Final = frozenset({"nsubj", "csubj", "agent"})
 _OBJECT_ARCS: Final = frozenset({"dobj", "nsubjpass", "attr", "oprd", "dative", "csubjpass"})
+# On a tied vote a person or organisation wins: a multi-word place name is the rarer reading.
+_TIE_ORDER: Final = {
+    label: rank
+    for rank, label in enumerate(("PERSON", "ORG", "PRODUCT", "EVENT", "WORK_OF_ART", "FAC"))
+}
+_REFERRING: Final = {
+    **dict.fromkeys(("he", "she", "him", "her", "his", "hers"), "PERSON"),
+    **dict.fromkeys(("it", "its"), "ORG"),
+}
+_COMPANY_NOUNS: Final = frozenset({"company", "firm", "business", "start-up", "startup"})
 _CLAUSE_SUBJECTS: Final = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 _NOMINAL_ARCS: Final = frozenset({"appos", "attr", "conj", "nsubj", "compound", "npadvmod"})
 _MAX_PATH: Final = 8
@@ -211,6 +221,7 @@ class _Mention:
     key: str
     label: str
     type: str = ""
+    referring: bool = False
 
     def root(self, doc: Doc) -> Token:
         return doc[self.start : self.end].root
@@ -232,10 +243,12 @@ class _Reader:
         mentions = self._mentions()
         entities: dict[tuple[str, str], ExtractedEntity] = {}
         for mention in mentions:
-            entities.setdefault(
-                (mention.key, mention.type), ExtractedEntity(name=mention.name, type=mention.type)
-            )
-        relationships = self._relationships(mentions)
+            if not mention.referring:
+                entities.setdefault(
+                    (mention.key, mention.type),
+                    ExtractedEntity(name=mention.name, type=mention.type),
+                )
+        relationships = self._relationships(mentions + _references(self._doc, mentions))
         return Extraction(
             entities=list(entities.values()),
             relationships=relationships,
@@ -300,7 +313,10 @@ class _Reader:
 
     def _pairs(self, mentions: list[_Mention]) -> Iterator[tuple[_Mention, _Mention]]:
         for sentence in self._doc.sents:
-            inside = [m for m in mentions if sentence.start <= m.start < sentence.end]
+            inside = sorted(
+                (m for m in mentions if sentence.start <= m.start < sentence.end),
+                key=lambda m: m.start,
+            )
             for i, first in enumerate(inside):
                 for second in inside[i + 1 :]:
                     if first.key != second.key:
@@ -365,6 +381,18 @@ def _implicit(
         if len(inner) == 2 and _role_noun(inner[0], first) and _preposition_of(inner[1], second):
             yield ("work", inner[1].lower_), forward, False
         if (
+            len(inner) == 3
+            and inner[0].lemma_ == "be"
+            and _subject_of_copula(inner[1], first)
+            and inner[1].pos_ == "NOUN"
+            and _preposition_of(inner[2], second)
+            and inner[2].head.i == inner[1].i
+        ):
+            yield ("work", inner[2].lower_), forward, False
+        if len(inner) == 2 and _whose(inner, first, second):
+            yield ("make",), forward, False
+            yield ("work", "for"), not forward, False
+        if (
             len(inner) == 1
             and inner[0].head.i == first.i
             and inner[0].lower_ in {"of", "at", "for", "with"}
@@ -379,7 +407,34 @@ def _implicit(
             yield ("work", "at"), not forward, False
         if first.dep_ == "poss" and _modifies(first, second, inner):
             yield ("make",), forward, False
+            yield ("write",), forward, False
             yield ("work", "for"), not forward, False
+        if len(inner) == 1 and inner[0].head.i == first.i and _preposition_of(inner[0], second):
+            if inner[0].lower_ == "by":
+                yield ("write",), not forward, False
+                yield ("make",), not forward, False
+            elif inner[0].lower_ == "in":
+                yield ("locate", "in"), forward, False
+
+
+def _subject_of_copula(noun: Token, root: Token) -> bool:
+    """ "A is (the founder and) chief engineer": ``root`` is the subject ``noun`` predicates."""
+    while noun.dep_ == "conj":
+        noun = noun.head
+    copula = noun.head
+    if noun.dep_ != "attr" or copula.lemma_ != "be":
+        return False
+    return any(c.dep_ == "nsubj" and _names(c, root) for c in copula.children)
+
+
+def _whose(inner: list[Token], owner: Token, owned: Token) -> bool:
+    """ "A, whose B sensors are ...": A owns B through a relative clause's "whose"."""
+    verb, noun = inner
+    if verb.dep_ != "relcl" or verb.head.i != owner.i or noun.head.i != verb.i:
+        return False
+    if not any(c.dep_ == "poss" and c.lower_ == "whose" for c in noun.children):
+        return False
+    return owned.head.i == noun.i and owned.dep_ in {"compound", "amod"}
 
 
 def _role_noun(noun: Token, person: Token) -> bool:
@@ -552,27 +607,106 @@ def _voted(mentions: list[_Mention]) -> list[_Mention]:
     for mention in mentions:
         votes.setdefault(mention.key, Counter())[mention.label] += 1
     for mention in mentions:
-        mention.label = votes[mention.key].most_common(1)[0][0]
+        counts = votes[mention.key]
+        top = max(counts.values())
+        mention.label = min(
+            (label for label, count in counts.items() if count == top),
+            key=lambda label: _TIE_ORDER.get(label, len(_TIE_ORDER)),
+        )
     return mentions
 
 
 def _recurrences(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
-    """Mentions of recognised names at the places the recogniser missed them."""
+    """Mentions the recogniser missed: a recognised name where it recurs, and standing
+    alone, a person's surname or the first word of an organisation's name ("Okafor was
+    born", "Brinewater continues")."""
     taken = {i for m in mentions for i in range(m.start, m.end)}
-    by_words: dict[tuple[str, ...], _Mention] = {}
+    by_words: dict[tuple[str, ...], str] = {}
     for mention in mentions:
         words = tuple(t.text for t in doc[mention.start : mention.end])
-        by_words.setdefault(words, mention)
+        by_words.setdefault(words, mention.label)
+        if len(words) > 1 and mention.label == "PERSON":
+            by_words.setdefault(words[-1:], "PERSON")
+    for mention in mentions:
+        words = tuple(t.text for t in doc[mention.start : mention.end])
+        if len(words) > 1 and mention.label == "ORG":
+            by_words.setdefault(words[:1], "ORG")
     found: list[_Mention] = []
-    for words, known in by_words.items():
+    for words, label in by_words.items():
         size = len(words)
         for start in range(len(doc) - size + 1):
             if any(i in taken for i in range(start, start + size)):
                 continue
-            if tuple(t.text for t in doc[start : start + size]) == words:
-                found.append(_mention(doc[start : start + size], known.label))
-                taken.update(range(start, start + size))
+            if tuple(t.text for t in doc[start : start + size]) != words:
+                continue
+            if size == 1 and not _stands_alone(doc, start):
+                continue
+            found.append(_mention(doc[start : start + size], label))
+            taken.update(range(start, start + size))
     return found
+
+
+def _references(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
+    """Pronouns and "the company" standing for the nearest preceding name they can mean.
+
+    Cheap coreference for relationships only (never a new entity): "she"/"he"/"his"/"her"
+    for the last person named before them, "it"/"its"/"the company" for the last organisation.
+    """
+    named = sorted((m for m in mentions if m.label in {"PERSON", "ORG"}), key=lambda m: m.start)
+    found: list[_Mention] = []
+    for token in doc:
+        label = _REFERRING.get(token.lower_) if token.pos_ == "PRON" else None
+        if (
+            label is None
+            and token.lemma_.lower() in _COMPANY_NOUNS
+            and any(c.dep_ == "det" and c.lower_ == "the" for c in token.children)
+        ):
+            label = "ORG"
+        if label is None:
+            continue
+        antecedent = _antecedent(doc, token, [m for m in named if m.label == label])
+        if antecedent is not None:
+            found.append(
+                _Mention(
+                    start=token.i,
+                    end=token.i + 1,
+                    name=antecedent.name,
+                    key=antecedent.key,
+                    label=label,
+                    type=antecedent.type,
+                    referring=True,
+                )
+            )
+    return found
+
+
+def _antecedent(doc: Doc, token: Token, candidates: list[_Mention]) -> _Mention | None:
+    """The subject of the nearest sentence that names one, else the nearest name at all:
+    a passage's topic is usually its subject ("Brinewater is ... It was founded")."""
+    before = [m for m in candidates if m.end <= token.i]
+    if not before:
+        return None
+    here = token.sent.start
+    subjects = [
+        m
+        for m in before
+        if m.root(doc).dep_ in _CLAUSE_SUBJECTS and m.root(doc).sent.start in _recent(doc, here)
+    ]
+    return (subjects or before)[-1]
+
+
+def _recent(doc: Doc, sentence_start: int) -> set[int]:
+    """Starts of the sentence beginning at ``sentence_start`` and the one before it."""
+    starts = {sentence_start}
+    if sentence_start > 0:
+        starts.add(doc[sentence_start - 1].sent.start)
+    return starts
+
+
+def _stands_alone(doc: Doc, i: int) -> bool:
+    """A one-word name not inside a longer run of proper nouns."""
+    neighbours = [doc[j] for j in (i - 1, i + 1) if 0 <= j < len(doc)]
+    return doc[i].pos_ == "PROPN" and not any(t.pos_ == "PROPN" for t in neighbours)
 
 
 def _path(a: Token, b: Token) -> list[Token] | None:
@@ -632,10 +766,23 @@ def _names(child: Token, root: Token) -> bool:
     while token.i != child.i:
         if token.dep_ == "pobj" and token.head.i == child.i:
             return True
+        if token.dep_ == "pobj" and _as_role(token.head, child):
+            return True
         if token.dep_ not in {"conj", "appos"}:
             return False
         token = token.head
     return True
+
+
+def _as_role(preposition: Token, child: Token) -> bool:
+    """ "worked as a research fellow at B": B through the role "as" names."""
+    role = preposition.head
+    return (
+        preposition.dep_ == "prep"
+        and role.dep_ == "pobj"
+        and role.head.i == child.i
+        and child.lower_ == "as"
+    )
 
 
 def _is_or_names(root: Token, noun: Token) -> bool:
@@ -705,6 +852,8 @@ def _through_preposition(child: Token | None, root: Token) -> bool:
 def _joined(noun: Token, root: Token, child: Token | None) -> bool:
     if child is not None:
         return child.dep_ in _NOMINAL_ARCS
+    if noun.dep_ in {"attr", "conj"} and _subject_of_copula(noun, root):
+        return True
     if noun.dep_ in {"appos", "attr", "conj"} and noun.head.i == root.i:
         return True
     return noun.dep_ in _NOMINAL_ARCS and _is_or_names(root, noun.head)
