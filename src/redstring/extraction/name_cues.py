@@ -73,6 +73,20 @@ WORK_NOUNS: Final = _words(
 )
 """Nouns that make the name they stand in apposition with, or govern, a work's title."""
 
+BASED_NOUNS: Final = _words(
+    """bank branch business company factory firm group insurer lender maker manufacturer office
+    operator plant retailer start-up startup team utility yard"""
+)
+"""Organisation nouns a place name modifies ("the Aldmere software firm", "the Rotterdam
+group"): the name says where the organisation is."""
+
+ROLE_NOUNS: Final = _words(
+    """analyst chair chairman chairwoman chief colleague councillor director economist engineer
+    executive founder head journalist mayor minister officer partner president scientist
+    secretary spokesman spokesperson spokeswoman"""
+)
+"""Nouns naming a person's role; a "place" in apposition with one is a person's name."""
+
 _NAME_PREFIXES: Final = ("mc", "mac", "de", "di", "da", "la", "le", "van", "von", "o'")
 _INITIAL: Final = re.compile(r"^[A-Z]\.$")
 _CAMEL: Final = re.compile(r"[a-z][A-Z]")

@@ -46,7 +46,9 @@ from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import RelationshipTypeSpec, Schema
 from redstring.extraction.name_cues import (
+    BASED_NOUNS,
     PRODUCT_NOUNS,
+    ROLE_NOUNS,
     WORK_NOUNS,
     is_coined,
     label_from_words,
@@ -76,6 +78,9 @@ DEFAULT_NER_LABELS: Final[dict[str, tuple[str, ...]]] = {
 """Recogniser labels for well-known type names, used when a type states no ``ner_labels``."""
 
 _ARTICLES: Final = frozenset({"the", "a", "an"})
+# Lowercase words that may open a name ("de Wit"); any other lowercase edge word is not the
+# name's ("the fourth Tidewater Summit", "the Rotterdam yard").
+_PARTICLES: Final = frozenset({"de", "van", "von", "da", "di", "le", "la", "del", "der", "al"})
 _NAME_LABELS: Final = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
 )
@@ -83,6 +88,7 @@ _SPEECH_VERBS: Final = frozenset(
     {"say", "tell", "add", "argue", "explain", "note", "describe", "recall", "write", "think"}
 )
 _WORK_MAKERS: Final = frozenset({"author", "writer", "publisher", "editor", "translator"})
+_AGENT_ENDINGS: Final = ("ist", "ian")
 _NOT_PLACES: Final = frozenset({"invest", "investment", "stake", "interest", "share", "role"})
 _SUBJECT: Final = 0
 _OBJECT: Final = 1
@@ -222,6 +228,7 @@ class _Mention:
     label: str
     type: str = ""
     referring: bool = False
+    weight: int = 1
 
     def root(self, doc: Doc) -> Token:
         return doc[self.start : self.end].root
@@ -277,7 +284,10 @@ class _Reader:
         if bounds is None:
             return None
         span = self._doc[bounds[0] : bounds[1]]
-        mention = _mention(span, _relabelled(span, ent.label_))
+        label = _relabelled(span, ent.label_)
+        mention = _mention(span, label)
+        # A label the name's words or context gave outvotes the recogniser's guesses.
+        mention.weight = 1 if label == ent.label_ else 2
         return mention if mention.key else None
 
     def _noun_chunks(self, kind: str, mentions: list[_Mention]) -> list[_Mention]:
@@ -483,11 +493,47 @@ def _relabelled(span: Span, label: str) -> str:
         return "WORK_OF_ART"
     if _names_a_product(root, label, coined=len(span) == 1 and is_coined(span.text)):
         return "PRODUCT"
-    if label in {"ORG", "PERSON"} and _object_of_place_preposition(root):
+    if label in {"ORG", "PERSON"} and (_names_a_place(root) or _modifies_as_place(root)):
         return "GPE"
-    if label in {"GPE", "LOC"} and root.dep_ == "nsubj" and root.head.lemma_ in _SPEECH_VERBS:
+    if label in {"GPE", "LOC"} and len(span) > 1 and _acts_as_person(root):
         return "PERSON"
     return label
+
+
+def _names_a_place(root: Token) -> bool:
+    """ "in Aldmere", "near Kestrel Point", "in Aldmere, Velmar": where, not in what."""
+    while root.dep_ == "appos":
+        root = root.head
+    if root.dep_ != "pobj" or root.head.lower_ not in {"in", "near", "outside"}:
+        return False
+    return root.head.head.lemma_.lower() not in _NOT_PLACES
+
+
+def _modifies_as_place(root: Token) -> bool:
+    """ "the Aldmere software firm", "the Rotterdam group": a name modifying an organisation
+    noun says where the organisation is."""
+    head = root.head
+    if root.dep_ != "compound" or head.pos_ != "NOUN":
+        return False
+    return head.lemma_.lower() in BASED_NOUNS and any(
+        c.dep_ == "det" and c.lower_ in {"the", "a", "an"} for c in head.children
+    )
+
+
+def _acts_as_person(root: Token) -> bool:
+    """A multi-word "place" that speaks, holds a role or founds things is a person."""
+    if root.dep_ == "nsubj" and root.head.lemma_ in _SPEECH_VERBS:
+        return True
+    if root.dep_ == "pobj" and root.head.dep_ == "agent":
+        return True
+    return any(c.dep_ == "appos" and _is_role_noun(c) for c in root.children) or (
+        root.dep_ == "appos" and _is_role_noun(root.head)
+    )
+
+
+def _is_role_noun(token: Token) -> bool:
+    word = token.lemma_.lower()
+    return token.pos_ == "NOUN" and (word in ROLE_NOUNS or word.endswith(_AGENT_ENDINGS))
 
 
 def _names_a_product(root: Token, label: str, *, coined: bool) -> bool:
@@ -541,7 +587,10 @@ def _clean_bounds(span: Span) -> tuple[int, int] | None:
         elif token.i > root:
             end = min(end, token.i)
     while start < end and (
-        doc[start].lower_ in _ARTICLES or doc[start].is_punct or doc[start].is_space
+        doc[start].lower_ in _ARTICLES
+        or doc[start].is_punct
+        or doc[start].is_space
+        or (doc[start].is_lower and doc[start].is_alpha and doc[start].text not in _PARTICLES)
     ):
         start += 1
     while end > start and (
@@ -549,6 +598,7 @@ def _clean_bounds(span: Span) -> tuple[int, int] | None:
         or doc[end - 1].lower_ in {"'s", "\u2019s"}
         or doc[end - 1].is_punct
         or doc[end - 1].is_space
+        or (doc[end - 1].is_lower and doc[end - 1].is_alpha)
     ):
         end -= 1
     return (start, end) if start < end else None
@@ -605,7 +655,7 @@ def _voted(mentions: list[_Mention]) -> list[_Mention]:
     """One label per name within one passage: the one most of its mentions carry."""
     votes: dict[str, Counter[str]] = {}
     for mention in mentions:
-        votes.setdefault(mention.key, Counter())[mention.label] += 1
+        votes.setdefault(mention.key, Counter())[mention.label] += mention.weight
     for mention in mentions:
         counts = votes[mention.key]
         top = max(counts.values())
