@@ -43,6 +43,7 @@ TABLE: tuple[Confinement, ...] = (
     ),
     Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
     Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
+    Confinement(packages=("spacy",), directories=("extraction/adapters",)),
 )
 
 

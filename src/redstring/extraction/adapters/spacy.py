@@ -296,7 +296,7 @@ class _Reader:
         for chunk in self._doc.noun_chunks:
             if chunk.root.pos_ == "PRON" or any(t.i in taken for t in chunk):
                 continue
-            bounds = _clean_bounds(chunk)
+            bounds = _clean_bounds(chunk, name=False)
             if bounds is not None:
                 found.append(_mention(self._doc[bounds[0] : bounds[1]], "NOUN_CHUNK", kind))
         return [m for m in found if m.key]
@@ -308,12 +308,15 @@ class _Reader:
         for first, second in self._pairs(mentions):
             matches = list(self._matches(first, second))
             if not matches and self._cooccurrence is not None:
-                matches = [(self._cooccurrence, first, second)]
-            for kind, subject, obj in matches:
+                matches = [(self._cooccurrence, first, second, False)]
+            for kind, subject, obj, stated in matches:
                 if not self._schema.allows(kind, subject.type, obj.type):
-                    self._dropped["relationship_pattern"] = (
-                        self._dropped.get("relationship_pattern", 0) + 1
-                    )
+                    # Only a stated trigger counts as found: an implied verb is a guess that
+                    # the endpoint types are there to reject.
+                    if stated:
+                        self._dropped["relationship_pattern"] = (
+                            self._dropped.get("relationship_pattern", 0) + 1
+                        )
                     continue
                 found.setdefault(
                     (subject.name, kind, obj.name),
@@ -332,7 +335,7 @@ class _Reader:
                     if first.key != second.key:
                         yield first, second
 
-    def _matches(self, a: _Mention, b: _Mention) -> Iterator[tuple[str, _Mention, _Mention]]:
+    def _matches(self, a: _Mention, b: _Mention) -> Iterator[tuple[str, _Mention, _Mention, bool]]:
         root_a, root_b = a.root(self._doc), b.root(self._doc)
         path = _path(root_a, root_b)
         if path is None or len(path) > _MAX_PATH:
@@ -340,7 +343,8 @@ class _Reader:
         inner = [t for t in path if not (a.start <= t.i < a.end or b.start <= t.i < b.end)]
         seen: set[tuple[str, str, str]] = set()
         readings = list(self._explicit(inner, path, root_a, root_b))
-        if not readings:
+        stated = bool(readings)
+        if not stated:
             readings = list(_implicit(root_a, root_b, inner))
         for words, a_first, nominal in readings:
             first, second = (a, b) if a_first else (b, a)
@@ -350,7 +354,7 @@ class _Reader:
                     key = (spec.name, subject.key, obj.key)
                     if key not in seen:
                         seen.add(key)
-                        yield spec.name, subject, obj
+                        yield spec.name, subject, obj, stated
 
     def _explicit(
         self, inner: list[Token], path: list[Token], root_a: Token, root_b: Token
@@ -572,10 +576,11 @@ def _object_of_place_preposition(root: Token) -> bool:
     return root.head.head.lemma_.lower() not in _NOT_PLACES
 
 
-def _clean_bounds(span: Span) -> tuple[int, int] | None:
+def _clean_bounds(span: Span, *, name: bool = True) -> tuple[int, int] | None:
     """Token bounds of ``span`` without a leading article or trailing possessive/punctuation,
     cut to the side of a spaced dash, colon or quote that holds the span's root ("12 March
-    2024 - Okafor Labs" is "Okafor Labs")."""
+    2024 - Okafor Labs" is "Okafor Labs"). A ``name`` also loses lowercase edge words ("the
+    fourth Tidewater Summit"); a noun phrase keeps them."""
     start, end = span.start, span.end
     doc = span.doc
     root = span.root.i
@@ -590,7 +595,12 @@ def _clean_bounds(span: Span) -> tuple[int, int] | None:
         doc[start].lower_ in _ARTICLES
         or doc[start].is_punct
         or doc[start].is_space
-        or (doc[start].is_lower and doc[start].is_alpha and doc[start].text not in _PARTICLES)
+        or (
+            name
+            and doc[start].is_lower
+            and doc[start].is_alpha
+            and doc[start].text not in _PARTICLES
+        )
     ):
         start += 1
     while end > start and (
@@ -598,7 +608,7 @@ def _clean_bounds(span: Span) -> tuple[int, int] | None:
         or doc[end - 1].lower_ in {"'s", "\u2019s"}
         or doc[end - 1].is_punct
         or doc[end - 1].is_space
-        or (doc[end - 1].is_lower and doc[end - 1].is_alpha)
+        or (name and doc[end - 1].is_lower and doc[end - 1].is_alpha)
     ):
         end -= 1
     return (start, end) if start < end else None
