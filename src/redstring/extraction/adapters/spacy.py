@@ -691,18 +691,23 @@ def _recurrences(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
         words = tuple(t.text for t in doc[mention.start : mention.end])
         if len(words) > 1 and mention.label == "ORG":
             by_words.setdefault(words[:1], "ORG")
-    found: list[_Mention] = []
+    texts = [token.text for token in doc]
+    starting: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for words, label in by_words.items():
-        size = len(words)
-        for start in range(len(doc) - size + 1):
-            if any(i in taken for i in range(start, start + size)):
+        starting.setdefault(words[0], []).append((words, label))
+    for candidates in starting.values():
+        candidates.sort(key=lambda c: -len(c[0]))  # longest name first at each position
+    found: list[_Mention] = []
+    for start, text in enumerate(texts):
+        for words, label in starting.get(text, ()):
+            end = start + len(words)
+            if tuple(texts[start:end]) != words or any(i in taken for i in range(start, end)):
                 continue
-            if tuple(t.text for t in doc[start : start + size]) != words:
+            if len(words) == 1 and not _stands_alone(doc, start):
                 continue
-            if size == 1 and not _stands_alone(doc, start):
-                continue
-            found.append(_mention(doc[start : start + size], label))
-            taken.update(range(start, start + size))
+            found.append(_mention(doc[start:end], label))
+            taken.update(range(start, end))
+            break
     return found
 
 
