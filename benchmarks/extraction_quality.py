@@ -16,6 +16,9 @@ extractor once, as ``ingest`` would send it. Scoring is per document, micro-aver
 
 Extractors measured: ``SpacyExtractor`` (the offline default) and ``LlmExtractor`` over a
 scripted provider that answers each chunk with the gold annotations whose names occur in it.
+Then both again through ``KnowledgeGraph.ingest`` (in memory, the default resolution): every
+document into one tenant, the resolved graph scored against the gold (``measure_graph``).
+
 The scripted row checks the plumbing (response model, grounding, drop accounting, one call
 per chunk); it says nothing about any model. Targets for the offline extractor: entity F1 >=
 0.85, relationship precision >= 0.70 at recall >= 0.40.
@@ -229,6 +232,94 @@ def scripted_provider(corpus: Corpus) -> FakeLlmProvider:
     return FakeLlmProvider("scripted/gold", by_substring=answers)
 
 
+@dataclass
+class GraphRun:
+    """One extractor through ``KnowledgeGraph.ingest``, scored on the resolved graph."""
+
+    label: str
+    chunks: int = 0
+    calls: int = 0
+    entities: Score = field(default_factory=Score)
+    relationships: Score = field(default_factory=Score)
+    graph_entities: int = 0
+    split: int = 0
+    merged_across: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+
+
+async def measure_graph(label: str, extractor: Extractor, corpus: Corpus) -> GraphRun:
+    """Ingest every document into one tenant, then score the graph against the gold.
+
+    Each graph entity is mapped to the gold entity most of its names (its name and the names
+    of what was merged into it) denote, type included. Entities: a gold entity with at least
+    one graph entity is found; a graph entity naming no gold entity, or a second graph entity
+    for an already found gold entity (resolution left it split), is a false positive.
+    Relationships: the graph's edges mapped to gold ids against the corpus's distinct gold
+    triples.
+    """
+    from redstring import KnowledgeGraph
+
+    run = GraphRun(label=label)
+    index = GoldIndex(corpus)
+    async with KnowledgeGraph.in_memory(extractor=extractor, schema=corpus.schema) as kg:
+        for document in corpus.documents:
+            report = await kg.ingest("velmar", document.id, document.text)
+            run.chunks += report.chunks
+            run.calls += report.model_calls
+            run.dropped.update(report.dropped)
+        snapshot = await kg.export("velmar")
+    gold_of: dict[str, str | None] = {}
+    unmatched: list[str] = []
+    covered: Counter[str] = Counter()
+    for item in snapshot.entities:
+        names = [item.entity.name, *(alias.name for alias in item.aliases if alias.name)]
+        votes = Counter(
+            gold_id
+            for name in names
+            if (gold_id := index.entity_id(name, item.entity.type)) is not None
+        )
+        run.merged_across += len(votes) > 1
+        gold_id = votes.most_common(1)[0][0] if votes else None
+        gold_of[item.entity.id] = gold_id
+        if gold_id is None:
+            unmatched.append(f"{item.entity.name} ({item.entity.type})")
+        else:
+            covered[gold_id] += 1
+    run.graph_entities = len(snapshot.entities)
+    run.split = sum(count - 1 for count in covered.values())
+    gold_ids = {entity.id for entity in corpus.entities}
+    run.entities.add(set(covered), gold_ids, unmatched, "graph")
+    run.entities.fp += run.split
+    found: set[str] = set()
+    stray: list[str] = []
+    for edge in snapshot.relationships:
+        subject, obj = gold_of.get(edge.subject_id), gold_of.get(edge.object_id)
+        if subject is None or obj is None:
+            stray.append(f"{edge.subject_id} {edge.type} {edge.object_id}")
+        else:
+            found.add(f"{subject} {edge.type} {obj}")
+    gold_triples = {f"{r.subject} {r.type} {r.object}" for r in corpus.relationships}
+    run.relationships.add(found, gold_triples, stray, "graph")
+    return run
+
+
+def graph_table(runs: list[GraphRun]) -> str:
+    header = (
+        f"{'through KnowledgeGraph.ingest':<34} {'calls/chunk':>11} {'entities':>8} "
+        f"{'split':>5} {'ent P':>6} {'ent R':>6} {'ent F1':>6} {'rel P':>6} {'rel R':>6} "
+        f"{'rel F1':>6}"
+    )
+    lines = [header, "-" * len(header)]
+    for run in runs:
+        e, r = run.entities, run.relationships
+        lines.append(
+            f"{run.label:<34} {run.calls / run.chunks:>11.2f} {run.graph_entities:>8} "
+            f"{run.split:>5} {e.precision:>6.3f} {e.recall:>6.3f} {e.f1:>6.3f} "
+            f"{r.precision:>6.3f} {r.recall:>6.3f} {r.f1:>6.3f}"
+        )
+    return "\n".join(lines)
+
+
 def table(runs: list[Run]) -> str:
     header = (
         f"{'extractor':<34} {'chunks':>6} {'calls/chunk':>11} {'ent P':>6} {'ent R':>6} "
@@ -261,6 +352,11 @@ async def main() -> None:
     )
     llm_run.calls = len(provider.calls)
     runs.append(llm_run)
+    graph_provider = scripted_provider(corpus)
+    graph_runs = [
+        await measure_graph("SpacyExtractor (offline)", spacy, corpus),
+        await measure_graph("LlmExtractor (scripted gold)", LlmExtractor(graph_provider), corpus),
+    ]
     if args.json:
         print(
             json.dumps(
@@ -274,6 +370,19 @@ async def main() -> None:
                         "dropped": dict(run.dropped),
                     }
                     for run in runs
+                }
+                | {
+                    f"{run.label} through KnowledgeGraph.ingest": {
+                        "chunks": run.chunks,
+                        "model_calls": run.calls,
+                        "graph_entities": run.graph_entities,
+                        "split_entities": run.split,
+                        "entities_merging_several_gold": run.merged_across,
+                        "entities": run.entities.as_json(),
+                        "relationships": run.relationships.as_json(),
+                        "dropped": dict(run.dropped),
+                    }
+                    for run in graph_runs
                 },
                 indent=2,
             )
@@ -288,8 +397,19 @@ async def main() -> None:
     print(table(runs))
     for run in runs:
         print(f"{run.label}: model {run.model}; dropped {dict(run.dropped) or 'nothing'}")
+    print()
+    print(
+        f"Resolved graph (one tenant, all documents; gold: {len(corpus.entities)} entities, "
+        f"{len(corpus.relationships)} distinct relationships)"
+    )
+    print(graph_table(graph_runs))
+    for graph_run in graph_runs:
+        print(
+            f"{graph_run.label}: {graph_run.merged_across} graph entities merge names of "
+            f"several gold entities; report.dropped {dict(graph_run.dropped) or 'nothing'}"
+        )
     if args.errors:
-        for run in runs:
+        for run in [*runs, *graph_runs]:
             for kind, score in (("entity", run.entities), ("relationship", run.relationships)):
                 print(f"\n{run.label}: {kind} false positives")
                 print("\n".join(f"  {line}" for line in score.false_positives))
