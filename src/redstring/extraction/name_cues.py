@@ -30,7 +30,7 @@ ORGANISATION_WORDS: Final = _words(
     ministry motors network networks nv observer partners partnership party plc police press
     school services society studio studios systems technologies times tribune trust union
     university ventures aerospace biotech consulting dynamics electric electronics financial
-    foods insurance logistics maritime media mining pharmaceuticals railways resources
+    foods mills works insurance logistics maritime media mining pharmaceuticals railways resources
     robotics shipping shipyards solutions telecom therapeutics utilities"""
 )
 """Last words (or heads before "of") that make a name an organisation's."""
@@ -62,7 +62,7 @@ PERSON_TITLES: Final = _words(
 
 PRODUCT_NOUNS: Final = _words(
     """app application batteries battery chip chips console device devices drone engine
-    handset model models phone platform processor product products robot sensor sensors
+    handset line model models phone platform range processor product products robot sensor sensors
     service software suite system systems tablet tool unit units vehicle"""
 )
 """Common nouns a product name modifies ("the HarbourMind platform", "TideCell units")."""

@@ -81,12 +81,14 @@ _ARTICLES: Final = frozenset({"the", "a", "an"})
 # Lowercase words that may open a name ("de Wit"); any other lowercase edge word is not the
 # name's ("the fourth Tidewater Summit", "the Rotterdam yard").
 _PARTICLES: Final = frozenset({"de", "van", "von", "da", "di", "le", "la", "del", "der", "al"})
+_PLACE_LABELS: Final = frozenset({"GPE", "LOC", "FAC"})
 _NAME_LABELS: Final = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
 )
 _SPEECH_VERBS: Final = frozenset(
     {"say", "tell", "add", "argue", "explain", "note", "describe", "recall", "write", "think"}
 )
+_WRITING_VERBS: Final = frozenset({"write", "publish", "author", "co-author", "edit", "read"})
 _WORK_MAKERS: Final = frozenset({"author", "writer", "publisher", "editor", "translator"})
 _AGENT_ENDINGS: Final = ("ist", "ian")
 _NOT_PLACES: Final = frozenset({"invest", "investment", "stake", "interest", "share", "role"})
@@ -490,11 +492,13 @@ def _relabelled(span: Span, label: str) -> str:
     doc = span.doc
     before = doc[span.start - 1].text if span.start > 0 else None
     cue = label_from_words([token.text for token in span], before)
+    root = span.root
+    if cue != "ORG" and _names_a_work(root):
+        return "WORK_OF_ART"
     if cue is not None:
         return cue
-    root = span.root
-    if _names_a_work(root):
-        return "WORK_OF_ART"
+    if _dateline(span):
+        return "GPE"
     if _names_a_product(root, label, coined=len(span) == 1 and is_coined(span.text)):
         return "PRODUCT"
     if label in {"ORG", "PERSON"} and (_names_a_place(root) or _modifies_as_place(root)):
@@ -555,8 +559,22 @@ def _names_a_product(root: Token, label: str, *, coined: bool) -> bool:
     )
 
 
+def _dateline(span: Span) -> bool:
+    """ "FENWICK, 3 June 2025 - ...": a news dateline's place, in capitals before a comma."""
+    doc = span.doc
+    return (
+        span.start == span.sent.start
+        and span.text.isupper()
+        and span.end < len(doc)
+        and doc[span.end].text == ","
+    )
+
+
 def _names_a_work(root: Token) -> bool:
-    """ "Tides of Change, his first book", "the report X", "author of X", "a copy of X"."""
+    """ "Tides of Change, his first book", "the report X", "author of X", "a copy of X",
+    "who wrote X"."""
+    if root.dep_ == "dobj" and root.head.lemma_.lower() in _WRITING_VERBS:
+        return True
     if any(c.dep_ == "appos" and c.lemma_.lower() in WORK_NOUNS for c in root.children):
         return True
     head = root.head
@@ -632,7 +650,9 @@ def _mention(span: Span, label: str, kind: str = "") -> _Mention:
 
 def _consistent(mentions: list[_Mention]) -> list[_Mention]:
     """Give a one-word name the label of the longer name it shortens, within one passage:
-    a person's surname or given name, an organisation's first word ("Brinewater")."""
+    a person's surname or given name; an organisation's first word ("Brinewater"), unless
+    the recogniser read that word as a place (a place often opens a name: "Northfield
+    Library Trust", "Calderport Design Fair")."""
     longer = sorted({(m.key, m.label) for m in mentions if " " in m.key}, key=lambda k: -len(k[0]))
     for mention in mentions:
         if " " in mention.key:
@@ -645,7 +665,15 @@ def _consistent(mentions: list[_Mention]) -> list[_Mention]:
             ),
             None,
         )
-        head = next((label for key, label in longer if key.split()[0] == mention.key), None)
+        head = next(
+            (
+                label
+                for key, label in longer
+                if label == "ORG" and key.split()[0] == mention.key
+                if mention.label not in _PLACE_LABELS
+            ),
+            None,
+        )
         mention.label = surname or head or mention.label
     return mentions
 
@@ -769,9 +797,10 @@ def _recent(doc: Doc, sentence_start: int) -> set[int]:
 
 
 def _stands_alone(doc: Doc, i: int) -> bool:
-    """A one-word name not inside a longer run of proper nouns."""
+    """A one-word name not inside a longer run of proper nouns (the tagger's part of speech
+    for the word itself is not trusted: it reads unfamiliar surnames as adjectives)."""
     neighbours = [doc[j] for j in (i - 1, i + 1) if 0 <= j < len(doc)]
-    return doc[i].pos_ == "PROPN" and not any(t.pos_ == "PROPN" for t in neighbours)
+    return doc[i].is_title and not any(t.pos_ == "PROPN" and t.is_title for t in neighbours)
 
 
 def _path(a: Token, b: Token) -> list[Token] | None:
