@@ -897,10 +897,7 @@ def _relationship_problem(schema: Schema, relationship_type: str) -> str | None:
 
 
 def _extraction_drops(extraction: Extraction) -> dict[str, int]:
-    dropped = getattr(extraction, "dropped", None)
-    if isinstance(dropped, dict):
-        return {str(key): int(value) for key, value in dropped.items()}
-    return {}
+    return dict(extraction.dropped)
 
 
 def _possible_matches(
