@@ -10,16 +10,24 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
 * **Idempotent, last-write-wins.** Upserting the same id twice leaves one row with the later
   value. Deletes return ``False`` or ``0`` for what is already gone and never raise.
 * **No dangling edges.** A relationship or alias whose entity is absent raises
-  :class:`~redstring.ports.errors.MissingEntityError`; batch writes validate the whole batch
-  first and write nothing on failure.
+  :class:`~redstring.ports.errors.MissingEntityError`; batch writes validate every element of
+  the batch first (an element later replaced by a duplicate id included) and write nothing
+  on failure. The error lists every absent endpoint of the batch once, ascending by id text.
 * **Deleting an entity takes what hangs on it.** ``delete_entities`` removes the listed live
   entities together with their blocking-key entries, every relationship touching them (either
   end) and every alias whose canonical id is one of them, atomically; alias ids and absent ids
   are ignored. ``remove_alias``, ``delete_relationship`` and ``delete_by_tenant`` are the
   other removals. A merge that keeps the loser's id deletes the loser before aliasing it.
 * **Order.** Lists of entities are ordered by id as canonical lowercase hyphenated text.
-* **Arguments.** A negative ``limit`` or ``depth`` and a ``direction`` outside
-  ``{"out", "in", "both"}`` raise ``ValueError``; unknown ids yield empty results.
+* **Arguments.** A ``limit`` outside ``0..MAX_LIMIT``, a ``depth`` outside
+  ``0..MAX_DEPTH`` and a ``direction`` outside ``{"out", "in", "both"}`` raise
+  :class:`~redstring.domain.errors.InvalidArgumentError` (a ``ValueError``); unknown ids
+  yield empty results.
+* **Checks in a fixed order.** ``upsert_alias`` refuses a self-alias first, then an absent
+  canonical (``MissingEntityError``), then an alias id that is a live entity, so a call
+  breaking two rules raises the same error on every adapter (ADR 0017).
+* **Attributes keep their key order.** A read returns ``attributes`` with the keys in the
+  order they were written, so an exported graph does not depend on the backend.
 """
 
 from __future__ import annotations
@@ -34,6 +42,13 @@ from redstring.ports.lifecycle import AsyncClosable
 
 Direction = Literal["out", "in", "both"]
 DIRECTIONS: frozenset[str] = frozenset({"out", "in", "both"})
+
+MAX_DEPTH = 100
+"""The deepest ``neighbours`` walk a caller may ask for: far past any useful neighbourhood,
+and small enough that a walk's cost is bounded on every backend (ADR 0017)."""
+
+MAX_LIMIT = 2**31 - 1
+"""The largest page ``find_entities`` takes; every backend's integer types hold it."""
 
 
 @runtime_checkable
@@ -97,8 +112,10 @@ class AliasStore(AsyncClosable, Protocol):
     async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
         """Record that ``alias.alias_id`` resolves to ``alias.canonical_id``; last write wins.
 
-        Raises :class:`MissingEntityError` when the canonical entity is absent and
-        ``ValueError`` when the alias id equals the canonical id or is a live entity.
+        Checks run in this order on every adapter: an alias id equal to the canonical id
+        raises ``InvalidArgumentError``; then an absent canonical raises
+        :class:`MissingEntityError`; then an alias id that is a live entity raises
+        ``InvalidArgumentError``.
         """
         ...
 
@@ -146,7 +163,11 @@ class RelationshipStore(AsyncClosable, Protocol):
     async def upsert_relationships(
         self, tenant_id: TenantId, relationships: Sequence[Relationship]
     ) -> None:
-        """Insert or replace every edge, all or nothing: one absent endpoint writes nothing."""
+        """Insert or replace every edge, all or nothing: one absent endpoint writes nothing.
+
+        Every element is checked, also one whose id a later element of the batch replaces;
+        :class:`MissingEntityError` lists every absent endpoint once, by id text.
+        """
         ...
 
     async def get_relationship(
@@ -186,7 +207,9 @@ class GraphTraversal(AsyncClosable, Protocol):
         Ordered by (depth, id text); the start entity is excluded. ``direction`` follows edges
         out of, into, or either way through each entity. ``relationship_types=None`` means
         every type and ``[]`` means none (so ``[]`` is returned). ``depth=0`` and unknown ids
-        yield ``[]``; a negative depth or unknown direction raises ``ValueError``.
+        yield ``[]``; a depth outside ``0..MAX_DEPTH`` or an unknown direction raises
+        ``InvalidArgumentError``. The walk stops at the first level that reaches nothing new,
+        so its cost is bounded by the reachable part of the graph, not by ``depth``.
         """
         ...
 
@@ -203,9 +226,9 @@ class GraphStore(
 
 
 def validate_traversal(depth: int, direction: str) -> None:
-    """Raise ``InvalidArgumentError`` for a negative depth or an unknown direction."""
-    if depth < 0:
-        raise InvalidArgumentError(f"depth must be non-negative, got {depth}")
+    """Raise ``InvalidArgumentError`` for a depth outside ``0..MAX_DEPTH`` or a bad direction."""
+    if not 0 <= depth <= MAX_DEPTH:
+        raise InvalidArgumentError(f"depth must be between 0 and {MAX_DEPTH}, got {depth}")
     if direction not in DIRECTIONS:
         raise InvalidArgumentError(
             f"direction must be one of 'out', 'in', 'both', got {direction!r}"
@@ -213,6 +236,6 @@ def validate_traversal(depth: int, direction: str) -> None:
 
 
 def validate_limit(limit: int) -> None:
-    """Raise ``InvalidArgumentError`` (a ``ValueError``) for a negative limit."""
-    if limit < 0:
-        raise InvalidArgumentError(f"limit must be non-negative, got {limit}")
+    """Raise ``InvalidArgumentError`` (a ``ValueError``) for a limit outside ``0..MAX_LIMIT``."""
+    if not 0 <= limit <= MAX_LIMIT:
+        raise InvalidArgumentError(f"limit must be between 0 and {MAX_LIMIT}, got {limit}")

@@ -7,6 +7,7 @@ unbroken adapter to prove the harness itself can report a pass.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -893,6 +894,53 @@ class ClosesOnlyOnce(InMemoryGraphStore):
         self._closed = True
 
 
+# -- rules every adapter agrees on (ADR 0017) ---------------------------------------------------
+
+
+class ChecksTheAliasIdBeforeTheCanonical(InMemoryGraphStore):
+    """The order the in-memory store used to check in: a live alias id before the canonical."""
+
+    async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        if (tenant_id, alias.alias_id) in self._entities:
+            raise InvalidArgumentError(f"{alias.alias_id} is a live entity")
+        await super().upsert_alias(tenant_id, alias)
+
+
+class ChecksOnlyTheLastWritePerId(InMemoryGraphStore):
+    """De-duplicates the batch by id before checking endpoints, as two SQL adapters did."""
+
+    async def upsert_relationships(
+        self, tenant_id: TenantId, relationships: Sequence[Relationship]
+    ) -> None:
+        latest = {relationship.id: relationship for relationship in relationships}
+        await super().upsert_relationships(tenant_id, list(latest.values()))
+
+
+class SortsAttributeKeys(InMemoryGraphStore):
+    """Serialises attributes with sorted keys, as the Neo4j adapter did."""
+
+    def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        ordered = json.loads(json.dumps(entity.attributes, sort_keys=True))
+        super()._write_entity(tenant_id, entity.model_copy(update={"attributes": ordered}))
+
+
+class WalksAnyDepth(InMemoryGraphStore):
+    """Bounds ``depth`` below only."""
+
+    async def neighbours(
+        self, tenant_id: TenantId, entity_id: EntityId, *, depth: int = 1, **kw: Any
+    ) -> list[Neighbour]:
+        return await super().neighbours(tenant_id, entity_id, depth=min(depth, 100), **kw)
+
+
+class TakesAnyLimit(InMemoryGraphStore):
+    """Bounds ``limit`` below only."""
+
+    async def find_entities(self, tenant_id: TenantId, **kw: Any) -> list[Entity]:
+        kw["limit"] = min(kw.get("limit", 100), 2**31 - 1)
+        return await super().find_entities(tenant_id, **kw)
+
+
 # -- the table ----------------------------------------------------------------------------------
 
 
@@ -1181,6 +1229,17 @@ CASES: tuple[Case, ...] = (
             "test_neighbours_match_a_breadth_first_search",
         ),
     ),
+    Case(
+        ChecksTheAliasIdBeforeTheCanonical,
+        ("test_upsert_alias_checks_the_canonical_before_the_alias_id",),
+    ),
+    Case(
+        ChecksOnlyTheLastWritePerId,
+        ("test_upsert_relationships_checks_every_element_of_the_batch",),
+    ),
+    Case(SortsAttributeKeys, ("test_attributes_keep_the_order_they_were_written_in",)),
+    Case(WalksAnyDepth, ("test_neighbours_deeper_than_the_maximum_raise",)),
+    Case(TakesAnyLimit, ("test_find_entities_with_a_limit_past_the_maximum_raises",)),
     Case(StartsWithARow, ("test_a_new_store_is_empty",)),
     Case(LacksABatchRead, ("test_the_store_is_a_graph_store",)),
     Case(EmptyBatchesRaise, ("test_batch_calls_with_nothing_in_them",)),

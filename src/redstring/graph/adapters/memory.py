@@ -151,20 +151,21 @@ class InMemoryGraphStore:
     async def upsert_alias(self, tenant_id: TenantId, alias: Alias) -> None:
         """Record that ``alias.alias_id`` resolves to ``alias.canonical_id``; last write wins.
 
-        Raises ``ValueError`` for a self-alias or an alias id that is a live entity, and
-        :class:`MissingEntityError` when the canonical entity is absent.
+        In the port's order: ``ValueError`` for a self-alias, then
+        :class:`MissingEntityError` for an absent canonical, then ``ValueError`` for an alias
+        id that is a live entity.
         """
         if alias.alias_id == alias.canonical_id:
             raise InvalidArgumentError(
                 f"alias {alias.alias_id} points at itself: an alias must name a different, "
                 "live canonical entity"
             )
+        self._require_entities(tenant_id, [alias.canonical_id])
         if (tenant_id, alias.alias_id) in self._entities:
             raise InvalidArgumentError(
                 f"alias id {alias.alias_id} is a live entity of tenant {tenant_id!r}: only an "
                 "id that is not an entity can become an alias"
             )
-        self._require_entities(tenant_id, [alias.canonical_id])
         self._write_alias(tenant_id, alias.model_copy(deep=True))
 
     async def remove_alias(self, tenant_id: TenantId, alias_id: EntityId) -> bool:

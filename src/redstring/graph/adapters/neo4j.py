@@ -424,9 +424,10 @@ class Neo4jGraphStore:
         latest = {relationship.id: relationship for relationship in relationships}
         if not latest:
             return
+        # Every element's endpoints, not only the last write per id: all or nothing.
         endpoints = sorted(
-            {id_text(r.subject_id) for r in latest.values()}
-            | {id_text(r.object_id) for r in latest.values()}
+            {id_text(r.subject_id) for r in relationships}
+            | {id_text(r.object_id) for r in relationships}
         )
         rows = [
             {
@@ -582,7 +583,8 @@ def _entity_properties(entity: Entity) -> dict[str, Any]:
 
 def _dump_json(value: object) -> str:
     # ensure_ascii=False keeps non-ASCII readable in the database; Neo4j strings are Unicode.
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    # Keys keep the caller's order, as on every other backend (ADR 0017).
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def _entity(row: Mapping[str, Any]) -> Entity:

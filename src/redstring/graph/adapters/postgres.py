@@ -466,7 +466,8 @@ class PostgresGraphStore(NamesOnlyStore):
         if not latest:
             return
         batch = list(latest.values())
-        endpoints = {r.subject_id for r in batch} | {r.object_id for r in batch}
+        # Every element's endpoints, not only the last write per id: all or nothing.
+        endpoints = {r.subject_id for r in relationships} | {r.object_id for r in relationships}
         async with self._pool.acquire() as conn, conn.transaction():
             present = {
                 row["id"]
@@ -560,9 +561,13 @@ class PostgresGraphStore(NamesOnlyStore):
     ) -> list[Neighbour]:
         """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id).
 
-        One recursive query. The start entity is excluded; ``depth=0``, an unknown start and
-        ``relationship_types=[]`` yield ``[]``. Raises ``ValueError`` for a negative depth or
-        an unknown direction.
+        One recursive query whose rows are whole levels: each carries its frontier and every
+        id reached so far, so a level adds only new ids and the walk ends at the first level
+        that adds none, however large ``depth`` is (a walk over (id, depth) rows cannot
+        remember earlier levels and ran all ``depth`` levels on any cycle). The start entity
+        is excluded; ``depth=0``, an unknown start and ``relationship_types=[]`` yield ``[]``.
+        Raises ``InvalidArgumentError`` for a depth outside ``0..MAX_DEPTH`` or an unknown
+        direction.
         """
         validate_traversal(depth, direction)
         if depth == 0 or (relationship_types is not None and not relationship_types):
@@ -576,31 +581,36 @@ class PostgresGraphStore(NamesOnlyStore):
         if direction in ("out", "both"):
             steps.append(
                 f"SELECT r.object_id AS id FROM {self._relationships} AS r "
-                f"WHERE r.tenant_id = $1 AND r.subject_id = walk.id {type_filter}"
+                f"WHERE r.tenant_id = $1 AND r.subject_id = f.id {type_filter}"
             )
         if direction in ("in", "both"):
             steps.append(
                 f"SELECT r.subject_id AS id FROM {self._relationships} AS r "
-                f"WHERE r.tenant_id = $1 AND r.object_id = walk.id {type_filter}"
+                f"WHERE r.tenant_id = $1 AND r.object_id = f.id {type_filter}"
             )
-        # UNION (not UNION ALL) drops repeated (id, depth) pairs, so a cycle cannot grow the
-        # walk past depth * entities rows; min(depth) then keeps each entity's first level.
+        # One parameterised edge lookup per frontier id (OFFSET 0 keeps the planner from
+        # turning it into a hash join that scans the tenant's edges), and NOT IN over a
+        # subquery is a hashed anti-join, so a level costs its edges plus the ids seen so far.
         rows = await self._pool.fetch(
             f"""
-            WITH RECURSIVE walk(id, depth) AS (
-                SELECT e.id, 0 FROM {self._entities} AS e
+            WITH RECURSIVE walk(depth, frontier, seen) AS (
+                SELECT 0, ARRAY[e.id], ARRAY[e.id] FROM {self._entities} AS e
                 WHERE e.tenant_id = $1 AND e.id = $2
-              UNION
-                SELECT step.id, walk.depth + 1
-                FROM walk CROSS JOIN LATERAL ({" UNION ALL ".join(steps)}) AS step
-                WHERE walk.depth < $3
-            ), reached AS (
-                SELECT id, min(depth) AS depth FROM walk WHERE id <> $2 GROUP BY id
+              UNION ALL
+                SELECT walk.depth + 1, step.ids, walk.seen || step.ids
+                FROM walk CROSS JOIN LATERAL (
+                    SELECT array_agg(DISTINCT hop.id) AS ids
+                    FROM unnest(walk.frontier) AS f(id)
+                    CROSS JOIN LATERAL ({" UNION ALL ".join(steps)} OFFSET 0) AS hop
+                    WHERE hop.id NOT IN (SELECT unnest(walk.seen))
+                ) AS step
+                WHERE walk.depth < $3 AND step.ids IS NOT NULL
             )
-            SELECT reached.depth AS reached_depth, {_ENTITY_COLUMNS}
-            FROM reached
+            SELECT walk.depth AS reached_depth, {_ENTITY_COLUMNS}
+            FROM walk CROSS JOIN LATERAL unnest(walk.frontier) AS reached(id)
             JOIN {self._entities} AS e ON e.tenant_id = $1 AND e.id = reached.id
-            ORDER BY reached.depth, e.id
+            WHERE walk.depth > 0
+            ORDER BY walk.depth, e.id
             """,
             *arguments,
         )

@@ -306,3 +306,15 @@ class AliasStoreCases(GraphCases):
                     ),
                     f"find_aliases({canonical})",
                 )
+
+    async def test_upsert_alias_checks_the_canonical_before_the_alias_id(
+        self, store: GraphStore
+    ) -> None:
+        """A live alias id *and* an absent canonical: ``MissingEntityError`` on every adapter."""
+        live = _entity("Grace")
+        await store.upsert_entity(TENANT, live)
+        absent = _entity_id()
+        when = "upsert_alias whose alias id is live and whose canonical is absent"
+        with _raises(MissingEntityError, when) as caught:
+            await store.upsert_alias(TENANT, _alias(live.id, absent))
+        _expect_missing(caught, absent, when)

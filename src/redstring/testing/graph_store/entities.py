@@ -7,13 +7,15 @@ the ones ``redstring.ports.graph_store.EntityStore`` states.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, id_text
 from redstring.domain.models import Entity
-from redstring.ports.graph_store import GraphStore
+from redstring.ports.graph_store import MAX_LIMIT, GraphStore
 from redstring.testing import strategies as gen
 from redstring.testing.graph_store._support import (
     OTHER,
@@ -720,3 +722,39 @@ class EntityStoreCases(GraphCases):
                 "every read of OTHER, which holds the same graph, after TENANT's delete",
             )
             _expect(await store.delete_entities(TENANT, deleted), 0, "the same delete again")
+
+    async def test_find_entities_with_a_limit_past_the_maximum_raises(
+        self, store: GraphStore
+    ) -> None:
+        """A ``limit`` above ``MAX_LIMIT`` raises ``InvalidArgumentError`` everywhere (ADR 0017)."""
+        await store.upsert_entity(TENANT, _entity())
+        _expect(
+            len(await store.find_entities(TENANT, limit=MAX_LIMIT)), 1, "find_entities(MAX_LIMIT)"
+        )
+        for limit in (MAX_LIMIT + 1, 2**63):
+            with _raises(InvalidArgumentError, f"find_entities(limit={limit})"):
+                await store.find_entities(TENANT, limit=limit)
+
+    async def test_attributes_keep_the_order_they_were_written_in(self, store: GraphStore) -> None:
+        """Attribute keys, nested ones too, come back in write order, not sorted (ADR 0017)."""
+        ada, grace = _entity("Ada"), _entity("Grace")
+        ada.attributes = {"zeta": 1, "alpha": {"yew": 2, "beech": 3}, "mid": [{"b": 1, "a": 2}]}
+        await store.upsert_entities(TENANT, [ada, grace])
+        edge = _edge(ada.id, grace.id)
+        edge.attributes = dict(ada.attributes)
+        await store.upsert_relationship(TENANT, edge)
+
+        def order(attributes: Mapping[str, object]) -> list[object]:
+            nested = attributes["alpha"]
+            listed = attributes["mid"]
+            assert isinstance(nested, dict)
+            assert isinstance(listed, list)
+            return [list(attributes), list(nested), list(listed[0])]
+
+        expected = [["zeta", "alpha", "mid"], ["yew", "beech"], ["b", "a"]]
+        read = await store.get_entity(TENANT, ada.id)
+        assert read is not None
+        _expect(order(read.attributes), expected, "entity attribute keys in write order")
+        read_edge = await store.get_relationship(TENANT, edge.id)
+        assert read_edge is not None
+        _expect(order(read_edge.attributes), expected, "edge attribute keys in write order")

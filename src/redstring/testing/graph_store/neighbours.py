@@ -11,9 +11,10 @@ from typing import cast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring.domain.ids import EntityId
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import EntityId, id_text
 from redstring.domain.models import Neighbour, Relationship
-from redstring.ports.graph_store import Direction, GraphStore
+from redstring.ports.graph_store import MAX_DEPTH, Direction, GraphStore
 from redstring.testing.graph_store._support import (
     _TYPE_FILTERS,
     DIRECTIONS,
@@ -326,3 +327,20 @@ class GraphTraversalCases(GraphCases):
             [entities[entity_id] for _, entity_id in expected],
             "the entities the neighbours carry",
         )
+
+    async def test_neighbours_deeper_than_the_maximum_raise(self, store: GraphStore) -> None:
+        """``MAX_DEPTH`` walks a cycle both ways to its end; one more is an argument error."""
+        ada, grace, alan = _entity("Ada"), _entity("Grace"), _entity("Alan")
+        await self._store_graph(
+            store,
+            [ada, grace, alan],
+            [_edge(ada.id, grace.id), _edge(grace.id, alan.id), _edge(alan.id, ada.id)],
+        )
+        _expect(
+            _depths(await store.neighbours(TENANT, ada.id, depth=MAX_DEPTH)),
+            sorted([(1, grace.id), (1, alan.id)], key=lambda item: id_text(item[1])),
+            "neighbours(depth=MAX_DEPTH) around a three-entity cycle",
+        )
+        for depth in (MAX_DEPTH + 1, 2**31):
+            with _raises(InvalidArgumentError, f"neighbours(depth={depth})"):
+                await store.neighbours(TENANT, ada.id, depth=depth)

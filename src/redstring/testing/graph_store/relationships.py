@@ -335,3 +335,19 @@ class RelationshipStoreCases(GraphCases):
                 _edges_by_id(latest.values()),
                 "get_relationships_for(every entity): each edge once",
             )
+
+    async def test_upsert_relationships_checks_every_element_of_the_batch(
+        self, store: GraphStore
+    ) -> None:
+        """A dangling edge fails its batch even when a later element replaces its id."""
+        ada = _entity("Ada")
+        await store.upsert_entity(TENANT, ada)
+        absent = _entity_id()
+        dangling = _edge(ada.id, absent)
+        replacement = _edge(ada.id, ada.id, relationship_id=dangling.id)
+        when = "upsert_relationships([R: ada->absent, R: ada->ada])"
+        with _raises(MissingEntityError, when) as caught:
+            await store.upsert_relationships(TENANT, [dangling, replacement])
+        assert caught.error is not None
+        _expect(caught.error.entity_ids, [absent], f"{when}: the absent endpoints listed")
+        _expect(await store.get_relationship(TENANT, dangling.id), None, f"{when}: the edge id")
