@@ -30,6 +30,36 @@ def checkpoint_name(value: str) -> str:
     return _stream_rule(value, what="checkpoint name")
 
 
+def stream_name(value: str) -> str:
+    """``value`` if it is a valid stream name: 1-256 characters, no NUL, no leading whitespace.
+
+    Raises :class:`InvalidArgumentError` naming the value and the rule otherwise.
+    """
+    return _stream_rule(value, what="stream name")
+
+
+LARGEST_LOG_INTEGER = 2**63 - 1
+"""Positions, versions, limits and checkpoints are 64-bit on every backend (ADR 0017)."""
+
+
+def log_integer(value: int, *, what: str) -> int:
+    """``value`` if it is an integer in ``0..LARGEST_LOG_INTEGER``.
+
+    Every event-log argument that counts (``after``, ``after_version``, ``limit``,
+    ``expected_version``, a checkpoint position) follows this rule, so no backend sees a
+    number its column cannot hold. Raises :class:`InvalidArgumentError` naming it otherwise.
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not 0 <= value <= LARGEST_LOG_INTEGER
+    ):
+        raise InvalidArgumentError(
+            f"{what}={value!r} is out of range: pass an integer from 0 to {LARGEST_LOG_INTEGER}"
+        )
+    return value
+
+
 def _stream_rule(value: str, *, what: str) -> str:
     if not _STREAM_PATTERN.fullmatch(value):
         raise InvalidArgumentError(

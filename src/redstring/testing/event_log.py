@@ -20,6 +20,7 @@ positions are compared only by order, because a backend's sequence may leave gap
 from __future__ import annotations
 
 import itertools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import pytest
@@ -315,6 +316,64 @@ class EventLogCompliance(LifecycleCases[EventLog]):
             await store.append(TENANT, STREAM, [newcomer, replayed])
         assert await store.read(TENANT) == stored
         assert await store.stream_version(TENANT, STREAM) == 1
+
+    async def test_a_batch_repeating_a_stored_id_raises(self, store: EventLog) -> None:
+        """``[A, A]`` is refused even when A is stored: the repeat is checked before the replay."""
+        stored = await store.append(TENANT, STREAM, events(1))
+        replayed = NewEvent(event_id=stored[0].event_id, type=stored[0].type)
+        with pytest.raises(InvalidArgumentError, match=str(replayed.event_id)):
+            await store.append(TENANT, STREAM, [replayed, replayed])
+        assert await store.read(TENANT) == stored
+
+    async def test_a_negative_expected_version_is_an_argument_error(self, store: EventLog) -> None:
+        """No stream is at version -1: ``InvalidArgumentError``, not a concurrency conflict."""
+        for batch in (events(1), []):
+            with pytest.raises(InvalidArgumentError, match="-1"):
+                await store.append(TENANT, STREAM, batch, expected_version=-1)
+        assert await store.stream_version(TENANT, STREAM) == 0
+
+    async def test_a_bad_stream_name_is_refused_by_every_call_taking_one(
+        self, store: EventLog
+    ) -> None:
+        """The stream-name rule holds with no events to append and for reads, naming the value."""
+        for bad in (" bad", "", "nu\x00l", "s" * 257):
+            with pytest.raises(InvalidArgumentError, match="invalid stream name"):
+                await store.append(TENANT, bad, [])
+            with pytest.raises(InvalidArgumentError, match="invalid stream name"):
+                await store.read_stream(TENANT, bad)
+            with pytest.raises(InvalidArgumentError, match="invalid stream name"):
+                await store.stream_version(TENANT, bad)
+
+    async def test_counting_arguments_are_64_bit_and_never_negative(self, store: EventLog) -> None:
+        """``after``, ``after_version``, ``limit``, ``expected_version`` and checkpoint positions
+        take 0..2**63-1 on every backend; past 32 bits they are ordinary numbers."""
+        stored = await store.append(TENANT, STREAM, events(1))
+        assert await store.read_stream(TENANT, STREAM, after_version=2**31) == []
+        assert await store.read(TENANT, after=2**62, limit=2**62) == []
+        assert await store.read(TENANT, limit=2**63 - 1) == stored
+        calls: dict[str, Callable[[], Awaitable[object]]] = {
+            "read(after=2**63)": lambda: store.read(TENANT, after=2**63),
+            "read(after=-1)": lambda: store.read(TENANT, after=-1),
+            "read(limit=2**63)": lambda: store.read(TENANT, limit=2**63),
+            "read_stream(after_version=2**63)": lambda: store.read_stream(
+                TENANT, STREAM, after_version=2**63
+            ),
+            "read_stream(after_version=-1)": lambda: store.read_stream(
+                TENANT, STREAM, after_version=-1
+            ),
+            "append(expected_version=2**63)": lambda: store.append(
+                TENANT, STREAM, events(1), expected_version=2**63
+            ),
+            "save_checkpoint(2**63)": lambda: store.save_checkpoint(TENANT, PROJECTION, 2**63),
+        }
+        for call, run in calls.items():
+            try:
+                await run()
+            except InvalidArgumentError:
+                continue
+            pytest.fail(f"{call} should raise InvalidArgumentError and returned")
+        assert await store.read(TENANT) == stored
+        assert await store.checkpoint(TENANT, PROJECTION) == 0
 
     # --- tenancy -------------------------------------------------------------------------------
 

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 import pytest
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.events import NewEvent, StoredEvent, checkpoint_name
 from redstring.domain.ids import TenantId
 from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.ports.errors import ConcurrencyConflictError
 from redstring.ports.event_log import EventLog
 from redstring.testing.event_log import EventLogCompliance
 from tests.lifecycle_mutants import lifecycle_mutants
@@ -172,7 +174,70 @@ class NegativeCheckpointLog(InMemoryEventLog):
         self._checkpoints[(tenant_id, checkpoint_name(name))] = position
 
 
+class ReplaysBeforeCheckingRepeats(InMemoryEventLog):
+    """The in-memory log's old order: a stored id returns ``[A, A]`` as two copies."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        known = [self._by_id.get((tenant_id, e.event_id)) for e in events]
+        if events and all(item is not None for item in known):
+            return [item.model_copy(deep=True) for item in known if item is not None]
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class NegativeVersionConflicts(InMemoryEventLog):
+    """Compares a negative expected version with the stream's and reports a conflict."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        if expected_version is not None and expected_version < 0:
+            actual = await self.stream_version(tenant_id, stream)
+            raise ConcurrencyConflictError(stream=stream, expected=expected_version, actual=actual)
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class NamesCheckedOnlyWithEvents(InMemoryEventLog):
+    """Validates a stream name only by building stored events, so ``[]`` skips the check."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        if not events:
+            return []
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class UnboundedCheckpointLog(InMemoryEventLog):
+    """Refuses negative positions only, so a position no SQL column holds is kept."""
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        if position < 0:
+            raise InvalidArgumentError(f"position={position} is negative")
+        self._checkpoints[(tenant_id, checkpoint_name(name))] = position
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
+    ReplaysBeforeCheckingRepeats: "test_a_batch_repeating_a_stored_id_raises",
+    NegativeVersionConflicts: "test_a_negative_expected_version_is_an_argument_error",
+    NamesCheckedOnlyWithEvents: "test_a_bad_stream_name_is_refused_by_every_call_taking_one",
+    UnboundedCheckpointLog: "test_counting_arguments_are_64_bit_and_never_negative",
     UncheckedVersionLog: "test_a_stale_expected_version_raises_and_writes_nothing",
     DuplicatingLog: "test_re_appending_a_batch_returns_the_stored_events_and_writes_nothing",
     TenantBlindLog: "test_read_never_crosses_tenants",

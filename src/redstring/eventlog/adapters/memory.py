@@ -22,7 +22,13 @@ from types import TracebackType
 from typing import Self
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.events import NewEvent, StoredEvent, checkpoint_name
+from redstring.domain.events import (
+    NewEvent,
+    StoredEvent,
+    checkpoint_name,
+    log_integer,
+    stream_name,
+)
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
 
@@ -51,11 +57,15 @@ class InMemoryEventLog:
         ``expected_version`` says; a batch mixing stored and new ids raises ``ValueError``; a
         stale ``expected_version`` raises :class:`ConcurrencyConflictError`.
         """
+        # The port's order (ADR 0017): name, expected version, repeated ids, replay, conflict.
+        stream_name(stream)
+        if expected_version is not None:
+            log_integer(expected_version, what="expected_version")
+        _refuse_duplicate_ids(events)
         already = [self._by_id.get((tenant_id, item.event_id)) for item in events]
         known = [stored for stored in already if stored is not None]
         if known:
             return self._replay(tenant_id, stream, events, known)
-        _refuse_duplicate_ids(events)
         current = self._streams.get((tenant_id, stream), [])
         if expected_version is not None and expected_version != len(current):
             raise ConcurrencyConflictError(
@@ -89,10 +99,9 @@ class InMemoryEventLog:
 
         Raises :class:`InvalidArgumentError` for a negative ``limit``.
         """
-        if limit is not None and limit < 0:
-            raise InvalidArgumentError(
-                f"limit={limit!r} is negative: pass 0 or more, or None for no limit"
-            )
+        log_integer(after, what="after")
+        if limit is not None:
+            log_integer(limit, what="limit")
         log = self._log.get(tenant_id, [])
         start = bisect_right(log, after, key=lambda item: item.position)
         end = None if limit is None else start + limit
@@ -102,12 +111,14 @@ class InMemoryEventLog:
         self, tenant_id: TenantId, stream: str, *, after_version: int = 0
     ) -> list[StoredEvent]:
         """The stream's events with version > ``after_version``, ascending."""
+        stream_name(stream)
+        log_integer(after_version, what="after_version")
         events = self._streams.get((tenant_id, stream), [])
-        return _copies(events[max(after_version, 0) :])
+        return _copies(events[after_version:])
 
     async def stream_version(self, tenant_id: TenantId, stream: str) -> int:
         """How many events the tenant's stream holds (0 for a new stream)."""
-        return len(self._streams.get((tenant_id, stream), []))
+        return len(self._streams.get((tenant_id, stream_name(stream)), []))
 
     async def checkpoint(self, tenant_id: TenantId, name: str) -> int:
         """The position last saved under ``name`` for the tenant; 0 when none ever was."""
@@ -118,7 +129,8 @@ class InMemoryEventLog:
 
         Raises :class:`InvalidArgumentError` for a bad name or a negative position.
         """
-        _refuse_negative(position)
+        checkpoint_name(name)
+        log_integer(position, what="checkpoint position")
         self._checkpoints[(tenant_id, checkpoint_name(name))] = position
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
@@ -177,13 +189,6 @@ def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
                 f"event id {item.event_id} appears twice in one batch: every event needs its own id"
             )
         seen.add(item.event_id)
-
-
-def _refuse_negative(position: int) -> None:
-    if position < 0:
-        raise InvalidArgumentError(
-            f"checkpoint position={position!r} is negative: pass 0 or a position read from the log"
-        )
 
 
 def _copies(events: Sequence[StoredEvent]) -> list[StoredEvent]:

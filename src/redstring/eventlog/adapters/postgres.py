@@ -20,22 +20,21 @@ from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
-from pydantic import TypeAdapter
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.events import NewEvent, StoredEvent, StreamName, checkpoint_name
+from redstring.domain.events import (
+    NewEvent,
+    StoredEvent,
+    checkpoint_name,
+    log_integer,
+    stream_name,
+)
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore, affected
 
 __all__ = ["PostgresEventLog"]
-
-_STREAM: TypeAdapter[str] = TypeAdapter(StreamName)
-"""The domain's stream-name rule, checked before a name reaches SQL."""
-
-_LARGEST_POSITION = 2**63 - 1
-"""A checkpoint is a ``bigint``, like the positions it records."""
 
 _COLUMNS = "event_id, type, payload, stream, stream_version, position"
 
@@ -120,11 +119,10 @@ class PostgresEventLog(NamesOnlyStore):
         batch mixing stored and new ids. A batch whose ids are all stored in this stream
         returns the stored events and writes nothing.
         """
-        _STREAM.validate_python(stream)
-        if expected_version is not None and expected_version < 0:
-            raise InvalidArgumentError(
-                f"expected_version must be non-negative or None, got {expected_version}"
-            )
+        # The port's order (ADR 0017): name, expected version, repeated ids, replay, conflict.
+        stream_name(stream)
+        if expected_version is not None:
+            log_integer(expected_version, what="expected_version")
         ids = [event.event_id for event in events]
         if len(set(ids)) != len(ids):
             repeated = sorted({str(i) for i in ids if ids.count(i) > 1})
@@ -177,8 +175,9 @@ class PostgresEventLog(NamesOnlyStore):
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:
         """The tenant's events with position > ``after``, ascending, at most ``limit``."""
-        if limit is not None and limit < 0:
-            raise InvalidArgumentError(f"limit must be non-negative or None, got {limit}")
+        log_integer(after, what="after")
+        if limit is not None:
+            log_integer(limit, what="limit")
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._events} WHERE tenant_id = $1 AND position > $2 "
             "ORDER BY position LIMIT $3",
@@ -192,9 +191,11 @@ class PostgresEventLog(NamesOnlyStore):
         self, tenant_id: TenantId, stream: str, *, after_version: int = 0
     ) -> list[StoredEvent]:
         """The stream's events with version > ``after_version``, ascending."""
+        stream_name(stream)
+        log_integer(after_version, what="after_version")
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._events} "
-            "WHERE tenant_id = $1 AND stream = $2 AND stream_version > $3 "
+            "WHERE tenant_id = $1 AND stream = $2 AND stream_version > $3::bigint "
             "ORDER BY stream_version",
             tenant_id,
             stream,
@@ -208,7 +209,7 @@ class PostgresEventLog(NamesOnlyStore):
             f"SELECT coalesce(max(stream_version), 0) FROM {self._events} "
             "WHERE tenant_id = $1 AND stream = $2",
             tenant_id,
-            stream,
+            stream_name(stream),
         )
         return version
 
@@ -228,11 +229,7 @@ class PostgresEventLog(NamesOnlyStore):
         or beyond ``bigint``.
         """
         checkpoint_name(name)
-        if not 0 <= position <= _LARGEST_POSITION:
-            raise InvalidArgumentError(
-                f"checkpoint position={position!r} is out of range: pass 0 to "
-                f"{_LARGEST_POSITION}, a position read from the log"
-            )
+        log_integer(position, what="checkpoint position")
         await self._pool.execute(
             f"INSERT INTO {self._checkpoints} (tenant_id, name, position) VALUES ($1, $2, $3) "
             "ON CONFLICT (tenant_id, name) DO UPDATE SET position = EXCLUDED.position",
