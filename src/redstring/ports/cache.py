@@ -8,17 +8,22 @@ This is deliberately not a general cache; it carries what the model-call resilie
   and ``set(key, "4")`` then ``increment(key)`` returns 5. A missing counter is zero, so the
   first increment returns 1. A counter is exactly what Redis ``INCR`` accepts: ASCII digits
   with an optional leading minus, no padding, no ``+``, no ``_``, no leading zeros, no
-  ``-0``. Incrementing anything else raises ``ValueError`` naming the key and leaves the
-  value in place.
+  ``-0``, within signed 64 bits. Incrementing anything else raises ``ValueError`` naming the
+  key and leaves the value in place.
+* Counts are returned exactly (past 2**53 too), and an increment past ``LARGEST_COUNTER``
+  raises ``InvalidArgumentError``, leaving the value in place (ADR 0017).
 * A counter's TTL is applied when the increment creates it and is never refreshed; an
   increment with a TTL over an existing key (with or without a TTL of its own) leaves that
   key's expiry as it was. ``set`` replaces the value and its TTL: without ``ttl_seconds``
   the new value never expires, whatever the old one had.
 * ``record_hit`` moves the whole series' expiry to ``ttl_seconds`` after that call.
-* Every ``ttl_seconds`` must be a positive, finite number: zero, negatives, NaN and
-  infinity raise ``ValueError`` from ``set``, ``increment`` (also on an existing counter)
-  and ``record_hit``, and write nothing. TTLs are real below one second
-  (``ttl_seconds=0.05`` expires).
+* Every ``ttl_seconds`` lies in ``MIN_TTL_SECONDS..MAX_TTL_SECONDS`` (1 ms to 1e9 s): zero,
+  negatives, NaN, infinity and anything under a millisecond raise ``InvalidArgumentError``
+  (a ``ValueError``) from ``set``, ``increment`` (also on an existing counter) and
+  ``record_hit``, and write nothing. TTLs are real below one second (``ttl_seconds=0.05``
+  expires).
+* Hit times (``at``, ``since``) are finite numbers; NaN or an infinity raises
+  ``InvalidArgumentError``.
 * Keys are any text and distinct keys never meet: no case folding, trimming or collision
   between one key's value and another key's hit window. A hit window and a value may share
   a key; ``delete`` clears both.
@@ -33,9 +38,21 @@ This is deliberately not a general cache; it carries what the model-call resilie
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Protocol, runtime_checkable
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.ports.lifecycle import AsyncClosable
+
+LARGEST_COUNTER = 2**63 - 1
+"""The largest count ``increment`` returns: Redis's INCR range, which every adapter keeps."""
+
+MIN_TTL_SECONDS = 0.001
+"""The shortest TTL: one millisecond, the finest expiry Redis (``PX``) can express."""
+
+MAX_TTL_SECONDS = 1e9
+"""The longest TTL (about 31 years): longer is a mistake, and no backend's clock overflows."""
 
 
 @runtime_checkable
@@ -86,3 +103,38 @@ class HitWindow(AsyncClosable, Protocol):
 @runtime_checkable
 class Cache(KeyValueCache, HitWindow, Protocol):
     """The whole cache port: key/value with counters, and hit windows."""
+
+
+def check_ttl(ttl_seconds: float) -> float:
+    """``ttl_seconds`` if it lies in ``MIN_TTL_SECONDS..MAX_TTL_SECONDS``.
+
+    Raises :class:`InvalidArgumentError` naming it otherwise (NaN included).
+    """
+    if not MIN_TTL_SECONDS <= ttl_seconds <= MAX_TTL_SECONDS:
+        raise InvalidArgumentError(
+            f"ttl_seconds={ttl_seconds!r} is out of range: pass a number of seconds from "
+            f"{MIN_TTL_SECONDS} to {MAX_TTL_SECONDS:.0f}, or None for no expiry where allowed"
+        )
+    return ttl_seconds
+
+
+def check_instant(value: float, *, what: str) -> float:
+    """``value`` if it is a finite epoch time; :class:`InvalidArgumentError` naming it otherwise."""
+    if not math.isfinite(value):
+        raise InvalidArgumentError(f"{what}={value!r} is not a finite epoch time in seconds")
+    return value
+
+
+def counter_value(text: str) -> int | None:
+    """The count ``text`` holds, or ``None`` when it is not a counter.
+
+    A counter is Redis's integer form: an optional minus, no plus, no padding, no leading
+    zeros, within signed 64 bits. Python's ``int()`` is more forgiving (" 4", "+4", "4_0").
+    """
+    if not _DECIMAL.fullmatch(text):
+        return None
+    count = int(text)
+    return count if -LARGEST_COUNTER - 1 <= count <= LARGEST_COUNTER else None
+
+
+_DECIMAL = re.compile(r"0|-?[1-9][0-9]{0,18}")

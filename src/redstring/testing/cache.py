@@ -37,7 +37,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.ports.cache import Cache
+from redstring.domain.errors import InvalidArgumentError
+from redstring.ports.cache import LARGEST_COUNTER, MAX_TTL_SECONDS, MIN_TTL_SECONDS, Cache
 from redstring.testing.harness import SuiteGuard
 from redstring.testing.settings import compliance_settings
 
@@ -420,6 +421,59 @@ class CacheCompliance(SuiteGuard):
         await asyncio.sleep(_PAST_SHORT_TTL)
         assert await cache.count_hits(key, since=NOW - HOUR) == 0
         assert await cache.oldest_hit(key, since=NOW - HOUR) is None
+
+    async def test_increment_is_exact_past_2_to_the_53(self, cache: Cache) -> None:
+        """Counts past a double's exact range come back exactly, with and without a TTL."""
+        for ttl in (None, HOUR):
+            key = unique_key("big-counter")
+            await cache.set(key, str(2**53))
+            assert await cache.increment(key, ttl_seconds=ttl) == 2**53 + 1
+            assert await cache.increment(key, ttl_seconds=ttl) == 2**53 + 2
+            assert await cache.get(key) == str(2**53 + 2)
+
+    async def test_a_counter_stops_at_64_bits(self, cache: Cache) -> None:
+        """Incrementing ``LARGEST_COUNTER``, or a value past 64 bits, raises and keeps the value."""
+        for held in (str(LARGEST_COUNTER), str(LARGEST_COUNTER + 1), str(-LARGEST_COUNTER - 2)):
+            key = unique_key("full-counter")
+            await cache.set(key, held)
+            with pytest.raises(InvalidArgumentError, match=re.escape(repr(key))):
+                await cache.increment(key)
+            with pytest.raises(InvalidArgumentError):
+                await cache.increment(key, ttl_seconds=HOUR)
+            assert await cache.get(key) == held
+        key = unique_key("almost-full")
+        await cache.set(key, str(LARGEST_COUNTER - 1))
+        assert await cache.increment(key) == LARGEST_COUNTER
+
+    async def test_a_ttl_outside_the_ports_range_raises(self, cache: Cache) -> None:
+        """Infinity, TTLs over ``MAX_TTL_SECONDS`` and under a millisecond are refused by every
+        method taking a TTL, and write nothing; the bounds themselves are accepted (NaN has
+        its own case)."""
+        key = unique_key("odd-ttl")
+        for ttl in (math.inf, 1e300, MAX_TTL_SECONDS * 2, MIN_TTL_SECONDS / 2):
+            with pytest.raises(InvalidArgumentError, match="ttl_seconds"):
+                await cache.set(key, "value", ttl_seconds=ttl)
+            with pytest.raises(InvalidArgumentError, match="ttl_seconds"):
+                await cache.increment(key, ttl_seconds=ttl)
+            with pytest.raises(InvalidArgumentError, match="ttl_seconds"):
+                await cache.record_hit(key, at=NOW, ttl_seconds=ttl)
+        assert await cache.get(key) is None
+        assert await cache.count_hits(key, since=NOW - HOUR) == 0
+        await cache.set(key, "kept", ttl_seconds=MAX_TTL_SECONDS)
+        assert await cache.get(key) == "kept"
+
+    async def test_hit_times_must_be_finite(self, cache: Cache) -> None:
+        """A NaN or infinite ``at`` or ``since`` raises ``InvalidArgumentError``, keeping hits."""
+        key = unique_key("odd-time")
+        await cache.record_hit(key, at=NOW, ttl_seconds=HOUR)
+        for instant in (math.nan, math.inf, -math.inf):
+            with pytest.raises(InvalidArgumentError, match="at="):
+                await cache.record_hit(key, at=instant, ttl_seconds=HOUR)
+            with pytest.raises(InvalidArgumentError, match="since="):
+                await cache.count_hits(key, since=instant)
+            with pytest.raises(InvalidArgumentError, match="since="):
+                await cache.oldest_hit(key, since=instant)
+        assert await cache.count_hits(key, since=NOW - HOUR) == 1
 
     # --- arguments and lifecycle ----------------------------------------------------------
 

@@ -242,7 +242,47 @@ class ImmortalHitsCache(MemoryCache):
         self._series[key].deadline = math.inf
 
 
+class UnboundedCounterCache(MemoryCache):
+    """Counts on past 64 bits with Python's integers, as the in-memory cache did."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        held = await self.get(key)
+        if held is not None and held.lstrip("-").isdigit():
+            await self.set(key, str(int(held) + 1))
+            return int(held) + 1
+        return await super().increment(key, ttl_seconds=ttl_seconds)
+
+
+class DoubleCountCache(MemoryCache):
+    """Returns the count through a double, as the Redis Lua script did."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        return int(float(await super().increment(key, ttl_seconds=ttl_seconds)))
+
+
+class AnyPositiveTtlCache(MemoryCache):
+    """Takes every positive TTL, infinity and a microsecond included."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        if ttl_seconds is not None and ttl_seconds > 0:
+            ttl_seconds = min(max(ttl_seconds, 0.001), 1e9)
+        await super().set(key, value, ttl_seconds=ttl_seconds)
+
+
+class NanTimesCache(MemoryCache):
+    """Counts NaN-time windows as empty instead of refusing them."""
+
+    async def count_hits(self, key: str, *, since: float) -> int:
+        if math.isnan(since) or math.isinf(since):
+            return 0
+        return await super().count_hits(key, since=since)
+
+
 MUTANTS: dict[type[MemoryCache], str] = {
+    UnboundedCounterCache: "test_a_counter_stops_at_64_bits",
+    DoubleCountCache: "test_increment_is_exact_past_2_to_the_53",
+    AnyPositiveTtlCache: "test_a_ttl_outside_the_ports_range_raises",
+    NanTimesCache: "test_hit_times_must_be_finite",
     BytesCache: "test_a_value_comes_back_as_str_not_bytes",
     Latin1Cache: "test_a_value_comes_back_as_str_not_bytes",
     RefreshingTtlCache: "test_a_counters_ttl_is_not_refreshed_by_later_increments",

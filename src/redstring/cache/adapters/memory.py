@@ -14,8 +14,6 @@ beyond the port:
 
 from __future__ import annotations
 
-import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,11 +21,7 @@ from types import TracebackType
 from typing import Self
 
 from redstring.domain.errors import InvalidArgumentError
-
-# The integers Redis INCR accepts: an optional minus, no plus, no padding, no leading zeros.
-# Python's int() is more forgiving (" 4", "+4", "4_0"), and a reference more forgiving than
-# the real backend lets a caller pass tests on behaviour production does not have.
-_DECIMAL = re.compile(r"0|-?[1-9][0-9]*")
+from redstring.ports.cache import LARGEST_COUNTER, check_instant, check_ttl, counter_value
 
 
 @dataclass
@@ -77,12 +71,20 @@ class MemoryCache:
         if current is None:
             self._values[key] = _Value("1", _deadline(ttl_seconds))
             return 1
-        if not _DECIMAL.fullmatch(current.text):
+        # A reference more forgiving than Redis would let callers pass tests on behaviour
+        # production does not have, hence the port's counter rule rather than int().
+        count = counter_value(current.text)
+        if count is None:
             raise InvalidArgumentError(
-                f"cannot increment {key!r}: it holds {current.text!r}, not a decimal integer; "
-                "delete it or set it to a number such as '0' first"
+                f"cannot increment {key!r}: it holds {current.text!r}, not a decimal integer "
+                "of 64 bits; delete it or set it to a number such as '0' first"
             )
-        count = int(current.text) + 1
+        if count == LARGEST_COUNTER:
+            raise InvalidArgumentError(
+                f"cannot increment {key!r}: it holds {count}, the largest count a counter "
+                "holds; delete it to start again"
+            )
+        count += 1
         current.text = str(count)
         return count
 
@@ -93,7 +95,8 @@ class MemoryCache:
 
     async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
         """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call."""
-        _check_ttl(ttl_seconds)
+        check_ttl(ttl_seconds)
+        check_instant(at, what="at")
         series = self._live_series(key)
         if series is None:
             series = self._series[key] = _Series(deadline=0.0)
@@ -104,11 +107,13 @@ class MemoryCache:
 
     async def count_hits(self, key: str, *, since: float) -> int:
         """Hits at or after ``since``, two hits at one instant counting as two."""
+        check_instant(since, what="since")
         series = self._live_series(key)
         return 0 if series is None else sum(1 for hit in series.hits if hit >= since)
 
     async def oldest_hit(self, key: str, *, since: float) -> float | None:
         """The earliest hit at or after ``since``, or ``None``."""
+        check_instant(since, what="since")
         series = self._live_series(key)
         if series is None:
             return None
@@ -146,12 +151,8 @@ class MemoryCache:
 
 
 def _check_ttl(ttl_seconds: float | None) -> None:
-    # `not > 0` rather than `<= 0` so that NaN is refused too; infinity is no number of seconds.
-    if ttl_seconds is not None and not (ttl_seconds > 0 and math.isfinite(ttl_seconds)):
-        raise InvalidArgumentError(
-            f"ttl_seconds={ttl_seconds!r} is not a positive, finite number of seconds: pass "
-            "one above zero, or None for no expiry where the method allows it"
-        )
+    if ttl_seconds is not None:
+        check_ttl(ttl_seconds)
 
 
 def _deadline(ttl_seconds: float | None) -> float | None:

@@ -21,7 +21,6 @@ What a caller may rely on, beyond the port (``redstring.ports.cache``):
 
 from __future__ import annotations
 
-import math
 from types import TracebackType
 from typing import Self
 from uuid import uuid4
@@ -30,14 +29,18 @@ from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
 from redstring.domain.errors import InvalidArgumentError
+from redstring.ports.cache import LARGEST_COUNTER, check_instant, check_ttl
 
 __all__ = ["RedisCache"]
 
 _INCREMENT_CREATING = """
 redis.call('SET', KEYS[1], '0', 'NX', 'PX', ARGV[1])
-return redis.call('INCR', KEYS[1])
+redis.call('INCR', KEYS[1])
+return redis.call('GET', KEYS[1])
 """
-"""INCR whose PX TTL applies only when this call creates the key. ARGV: ttl in ms."""
+"""INCR whose PX TTL applies only when this call creates the key. ARGV: ttl in ms.
+
+It returns the count as Redis's own string: a Lua number is a double, exact only to 2**53."""
 
 _RECORD_HIT = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
@@ -106,15 +109,21 @@ class RedisCache:
         an integer, leaving it in place.
         """
         name = self._value_key(key)
+        milliseconds = None if ttl_seconds is None else _milliseconds(ttl_seconds)
         try:
-            if ttl_seconds is None:
+            if milliseconds is None:
                 return int(await self._client.incr(name))
-            milliseconds = _milliseconds(ttl_seconds)
             return int(await self._increment_creating(keys=[name], args=[milliseconds]))
         except ResponseError as error:
+            if "overflow" in str(error):
+                raise InvalidArgumentError(
+                    f"cannot increment {key!r}: it holds {LARGEST_COUNTER}, the largest count "
+                    "a counter holds; delete it to start again"
+                ) from None
             raise InvalidArgumentError(
-                f"cannot increment {key!r}: it holds a value that is not an integer ({error}); "
-                "a counter key must only be written by increment or set to a decimal string"
+                f"cannot increment {key!r}: it holds a value that is not a 64-bit integer "
+                f"({error}); a counter key must only be written by increment or set to a "
+                "decimal string"
             ) from None
 
     async def delete(self, key: str) -> None:
@@ -132,6 +141,7 @@ class RedisCache:
         expire are one Lua script: atomic, and one round trip.
         """
         milliseconds = _milliseconds(ttl_seconds)
+        check_instant(at, what="at")
         member = f"{at!r}:{uuid4().hex}"
         await self._record_hit(
             keys=[self._hits_key(key)],
@@ -140,10 +150,12 @@ class RedisCache:
 
     async def count_hits(self, key: str, *, since: float) -> int:
         """Hits at or after ``since``; ``ZCOUNT`` is inclusive at its lower bound."""
+        check_instant(since, what="since")
         return int(await self._client.zcount(self._hits_key(key), since, "+inf"))
 
     async def oldest_hit(self, key: str, *, since: float) -> float | None:
         """The earliest hit at or after ``since``, or ``None``."""
+        check_instant(since, what="since")
         found = await self._client.zrangebyscore(
             self._hits_key(key), since, "+inf", start=0, num=1, withscores=True
         )
@@ -169,8 +181,4 @@ class RedisCache:
 
 def _milliseconds(ttl_seconds: float) -> int:
     """A TTL in whole milliseconds, at least one: ``EX`` would truncate 0.05 s to no expiry."""
-    if not (ttl_seconds > 0 and math.isfinite(ttl_seconds)):
-        raise InvalidArgumentError(
-            f"ttl_seconds={ttl_seconds!r} must be a positive number of seconds, e.g. 0.5 or 60"
-        )
-    return max(1, int(ttl_seconds * 1000))
+    return max(1, round(check_ttl(ttl_seconds) * 1000))
