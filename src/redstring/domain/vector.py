@@ -91,8 +91,34 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     if has_zero_norm(a) or has_zero_norm(b):
         raise ZeroVectorError("cosine is undefined for a vector with zero norm")
     dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
-    norm = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    # One square root of the product, as pgvector computes it: for a == b it is sqrt(s * s),
+    # which IEEE rounding returns as exactly s, so a self-match scores exactly 1.0 (the
+    # product of two roots scored 0.9999999999999999).
+    norm = math.sqrt(math.fsum(x * x for x in a) * math.fsum(y * y for y in b))
     return max(-1.0, min(1.0, dot / norm))
+
+
+MAX_K = 2**31 - 1
+"""The most matches ``search`` returns: every backend's integer types hold it."""
+
+
+def validate_search(k: int, min_score: float | None) -> None:
+    """Raise :class:`InvalidArgumentError` for ``k`` outside ``0..MAX_K`` or a NaN ``min_score``.
+
+    NaN compares false with every score, so one backend returned everything and another
+    nothing; it is refused instead (ADR 0017).
+    """
+    if not 0 <= k <= MAX_K:
+        raise InvalidArgumentError(f"k must be between 0 and {MAX_K}, got {k}")
+    if min_score is not None and math.isnan(min_score):
+        raise InvalidArgumentError(
+            "min_score=nan matches no score: pass a number on the 0..1 scale, or None"
+        )
+
+
+def float32_vector(vector: Sequence[float]) -> list[float]:
+    """``vector`` with each component rounded to float32, the storage width of pgvector."""
+    return [_to_float32(component) for component in vector]
 
 
 def cosine_score(a: Sequence[float], b: Sequence[float]) -> float:

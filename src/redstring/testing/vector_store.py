@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.domain.errors import DimensionMismatchError, ZeroVectorError
+from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError, ZeroVectorError
 from redstring.domain.ids import EntityId, TenantId, id_text
-from redstring.domain.vector import VectorMatch, VectorRecord, cosine_score
+from redstring.domain.vector import MAX_K, VectorMatch, VectorRecord, cosine_score
 from redstring.ports.vector_store import VectorPurge, VectorReader, VectorStore, VectorWriter
 from redstring.testing.lifecycle import LifecycleCases
 from redstring.testing.settings import compliance_settings
@@ -333,14 +333,16 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
     @compliance_settings()
     @given(data=st.data())
     async def test_a_vector_matches_itself_at_score_one(self, data: st.DataObject) -> None:
-        """Searching with a stored vector finds that record at score 1.0."""
+        """Searching with a stored vector finds that record at score exactly 1.0 (ADR 0017):
+        compute the norm as one square root of the product, as pgvector does, and score the
+        query at the storage width."""
         tenant = data.draw(tenant_ids())
         record = VectorRecord(entity_id=data.draw(entity_ids()), vector=data.draw(self._vectors()))
         async with self.fresh_store() as store:
             await store.upsert(tenant, record)
             found = await store.search(tenant, record.vector, k=1)
             assert _ids(found) == [record.entity_id]
-            assert found[0].score == pytest.approx(1.0, abs=self.SCORE_TOLERANCE)
+            assert found[0].score == 1.0
 
     @compliance_settings()
     @given(data=st.data())
@@ -477,6 +479,16 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
         await store.upsert(TENANT, self._record(self._query()))
         with pytest.raises(ValueError, match="k"):
             await store.search(TENANT, self._query(), k=-1)
+
+    async def test_a_nan_min_score_or_a_k_past_the_maximum_raises(self, store: VectorStore) -> None:
+        """NaN matches no score and ``k`` stops at ``MAX_K``: ``InvalidArgumentError`` for both."""
+        await store.upsert(TENANT, self._record(self._query()))
+        with pytest.raises(InvalidArgumentError, match="min_score"):
+            await store.search(TENANT, self._query(), min_score=math.nan)
+        for k in (MAX_K + 1, 2**63):
+            with pytest.raises(InvalidArgumentError, match="k must be"):
+                await store.search(TENANT, self._query(), k=k)
+        assert len(await store.search(TENANT, self._query(), k=MAX_K)) == 1
 
     async def test_k_zero_returns_nothing(self, store: VectorStore) -> None:
         """``k=0`` asks for no matches and gets none."""

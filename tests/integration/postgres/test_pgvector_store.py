@@ -178,7 +178,7 @@ class TestPgVectorStoreSpecifics:
             await untouched.search(TENANT, [1.0], k=3)
         with pytest.raises(ZeroVectorError):
             await untouched.search(TENANT, [0.0] * DIMENSION, k=3)
-        with pytest.raises(InvalidArgumentError, match="k must be non-negative"):
+        with pytest.raises(InvalidArgumentError, match="k must be between 0 and"):
             await untouched.search(TENANT, _axis(0), k=-1)
 
     async def test_there_is_no_ann_index_on_the_embedding(

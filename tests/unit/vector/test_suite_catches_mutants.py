@@ -7,6 +7,7 @@ against the unbroken adapter to prove the harness itself reports a pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,6 +265,34 @@ class MissesAQuarterOfALargeCorpus(InMemoryVectorStore):
         return await InMemoryVectorStore.search(visible, tenant_id, query, **kw)
 
 
+class ScoresWithTwoSquareRoots(InMemoryVectorStore):
+    """The old norm, a product of two square roots: a self-match scored 0.9999999999999999."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        found = await super().search(tenant_id, query, **kw)
+        for match in found:
+            stored = self._records[(tenant_id, match.entity_id)].vector
+            dot = math.fsum(x * y for x, y in zip(query, stored, strict=True))
+            norm = math.sqrt(math.fsum(x * x for x in query)) * math.sqrt(
+                math.fsum(y * y for y in stored)
+            )
+            match.score = (1.0 + max(-1.0, min(1.0, dot / norm))) / 2.0
+        return found
+
+
+class NanMinScoreKeepsEverything(InMemoryVectorStore):
+    """Treats a NaN ``min_score`` as no filter, as the in-memory store did."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        if kw.get("min_score") is not None and math.isnan(kw["min_score"]):
+            kw["min_score"] = None
+        return await super().search(tenant_id, query, **kw)
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryVectorStore]
@@ -322,6 +351,11 @@ CASES = (
         ),
     ),
     Case(UpsertManyIsNotAtomic, ("test_upsert_many_is_all_or_nothing",)),
+    Case(ScoresWithTwoSquareRoots, ("test_a_vector_matches_itself_at_score_one",)),
+    Case(
+        NanMinScoreKeepsEverything,
+        ("test_a_nan_min_score_or_a_k_past_the_maximum_raises",),
+    ),
     Case(
         FirstWriteWins,
         (

@@ -14,7 +14,14 @@ from typing import Self
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId, id_text
-from redstring.domain.vector import VectorMatch, VectorRecord, cosine_score, validate_vector
+from redstring.domain.vector import (
+    VectorMatch,
+    VectorRecord,
+    cosine_score,
+    float32_vector,
+    validate_search,
+    validate_vector,
+)
 from redstring.ports.vector_store import entity_type_of
 
 
@@ -56,7 +63,10 @@ class InMemoryVectorStore:
         for record in records:
             self._validate(record.vector)
         for record in records:
-            self._records[(tenant_id, record.entity_id)] = record.model_copy(deep=True)
+            # Stored as float32, as pgvector stores it, so both adapters score the same numbers.
+            stored = record.model_copy(deep=True)
+            stored.vector = float32_vector(record.vector)
+            self._records[(tenant_id, record.entity_id)] = stored
 
     async def get(self, tenant_id: TenantId, entity_id: EntityId) -> VectorRecord | None:
         """A copy of the tenant's record for ``entity_id``, or ``None``."""
@@ -76,11 +86,11 @@ class InMemoryVectorStore:
 
         Ordered by score descending, ties by ascending entity id text. Raises
         :class:`~redstring.domain.errors.InvalidArgumentError` (a ``ValueError``) for a
-        negative ``k``.
+        ``k`` outside ``0..MAX_K`` or a NaN ``min_score``. Vectors are stored as float32.
         """
-        if k < 0:
-            raise InvalidArgumentError(f"k must be zero or more, got {k}")
+        validate_search(k, min_score)
         self._validate(query)
+        query = float32_vector(query)
         wanted = None if entity_types is None else frozenset(entity_types)
         scored: list[tuple[float, str, VectorRecord]] = []
         for (owner, entity_id), record in self._records.items():

@@ -22,7 +22,7 @@ import asyncpg
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.vector import VectorMatch, VectorRecord, validate_vector
+from redstring.domain.vector import VectorMatch, VectorRecord, validate_search, validate_vector
 from redstring.ports.vector_store import entity_type_of
 from redstring.postgres.pool import PostgresStore, affected
 
@@ -185,8 +185,7 @@ class PgVectorStore(PostgresStore):
         Score is ``1 - cosine_distance / 2``, i.e. ``(1 + cosine) / 2``. Tenant, type and
         ``min_score`` filters are in the ``WHERE`` clause, so they apply before ``LIMIT``.
         """
-        if k < 0:
-            raise InvalidArgumentError(f"k must be non-negative, got {k}")
+        validate_search(k, min_score)
         validate_vector(query, dimension=self._dimension)
         if k == 0 or (entity_types is not None and not entity_types):
             return []
