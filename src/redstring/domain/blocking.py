@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from redstring.domain.errors import EmptyTextError
+from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
 
 _NON_WORD = re.compile(r"[\W_]+")
 
@@ -91,7 +92,10 @@ def soundex(token: str) -> str:
 
 
 def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
-    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``."""
+    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``.
+
+    Each is at most ``MAX_BLOCKING_KEY_LENGTH`` characters, as ``Entity`` requires.
+    """
     normalised = normalise_name(name)
     tokens = normalised.split()
     significant = [token for token in tokens if token not in _STOP_TOKENS] or tokens
@@ -100,4 +104,7 @@ def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
         f"{entity_type}|s:{' '.join(sorted(significant))}",
     }
     keys.update(f"{entity_type}|p:{soundex(token)}" for token in significant if len(token) > 1)
-    return tuple(sorted(keys))
+    # Whole-name keys of a very long name are cut to the length every backend can index
+    # (ADR 0017); two names sharing their first thousand characters may then meet, which
+    # only nominates a candidate for scoring.
+    return tuple(sorted({key[:MAX_BLOCKING_KEY_LENGTH] for key in keys}))

@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from redstring.domain.ids import ChunkId, EntityId, SourceId
+from redstring.domain.portable import MAX_SQL_INT, JsonObject
 
 
 def chunk_id(source_id: str, text: str) -> ChunkId:
@@ -36,7 +37,7 @@ class Chunk(BaseModel):
 
     id: ChunkId
     source_id: SourceId
-    chunk_index: int = Field(ge=0)
+    chunk_index: int = Field(ge=0, le=MAX_SQL_INT)
     text: str = Field(min_length=1)
     char_start: int = Field(default=0, ge=0)
     char_end: int = Field(default=0, ge=0)
@@ -58,4 +59,4 @@ class StoredChunk(Chunk):
     """A chunk as the passage store keeps it: plus the entities extracted from it."""
 
     entity_ids: tuple[EntityId, ...] = ()
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EventId
+from redstring.domain.portable import JsonObject
 
 _STREAM_PATTERN = re.compile(r"^[^\x00\s][^\x00]{0,255}$")
 _EVENT_TYPE_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,127}$")
@@ -87,7 +88,7 @@ class NewEvent(BaseModel):
 
     event_id: EventId
     type: EventType
-    payload: dict[str, JsonValue] = Field(default_factory=dict)
+    payload: JsonObject = Field(default_factory=dict)
 
 
 class StoredEvent(NewEvent):

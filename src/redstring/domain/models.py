@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
+from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH, JsonObject, check_unicode
 
 _TYPE_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 
@@ -32,12 +33,18 @@ def _check_text(value: str) -> str:
         raise ValueError("must hold at least one non-whitespace character")
     if "\x00" in value:
         raise ValueError("must not contain NUL characters")
-    return value
+    return check_unicode(value)
 
 
 def _check_keys(value: tuple[str, ...]) -> tuple[str, ...]:
     for key in value:
         _check_text(key)
+        if len(key) > MAX_BLOCKING_KEY_LENGTH:
+            raise ValueError(
+                f"blocking key of {len(key)} characters starting {key[:40]!r} is longer than "
+                f"{MAX_BLOCKING_KEY_LENGTH}: derive keys with redstring.domain.blocking, "
+                "which shortens them"
+            )
     return tuple(sorted(set(value)))
 
 
@@ -45,12 +52,13 @@ TypeName = Annotated[str, AfterValidator(_check_type_name)]
 """An entity or relationship type: an identifier, so that no backend ever has to quote it."""
 
 Text = Annotated[str, AfterValidator(_check_text)]
-"""Non-blank text without NUL characters (PostgreSQL cannot store NUL in text)."""
+"""Non-blank UTF-8 text without NUL characters (PostgreSQL cannot store NUL in text)."""
 
 BlockingKeys = Annotated[tuple[str, ...], AfterValidator(_check_keys)]
-"""Blocking keys, stored sorted and de-duplicated so equal sets compare equal."""
+"""Blocking keys of at most ``MAX_BLOCKING_KEY_LENGTH`` characters, stored sorted and
+de-duplicated so equal sets compare equal."""
 
-Attributes = dict[str, JsonValue]
+Attributes = JsonObject
 
 
 class _Model(BaseModel):

@@ -11,10 +11,11 @@ import math
 import struct
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field
 
 from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError, ZeroVectorError
 from redstring.domain.ids import EntityId
+from redstring.domain.portable import JsonObject
 
 FLOAT32_SMALLEST_NORMAL = 2.0**-126
 """Below this a float32 sum of squares is subnormal or zero and loses its direction."""
@@ -133,7 +134,7 @@ class VectorRecord(BaseModel):
 
     entity_id: EntityId
     vector: list[float]
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
 
 
 class VectorMatch(BaseModel):
@@ -143,4 +144,4 @@ class VectorMatch(BaseModel):
 
     entity_id: EntityId
     score: float
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)

@@ -122,6 +122,35 @@ def metadata() -> st.SearchStrategy[dict[str, JsonValue]]:
     return st.dictionaries(_json_text(), values, max_size=4)
 
 
+def awkward_json() -> st.SearchStrategy[JsonValue]:
+    """JSON-ish values at the edges of what backends hold, for boundary properties.
+
+    Floats of every kind (NaN, infinities, -0.0, the extremes), integers far past 64 bits,
+    any Unicode including NUL and lone surrogates, nested. The models refuse some of them
+    (``redstring.domain.portable``); a suite property checks that whatever they accept comes
+    back equal from the adapter, so an outside adapter meets these values in its suite.
+    """
+    awkward_text = st.one_of(
+        st.text(st.characters(codec=None, categories=None), max_size=6),
+        st.sampled_from(("\x00", "a\x00b", "\ud800", "x\udfff", "-0", "NaN", "💥")),
+    )
+    scalars: st.SearchStrategy[JsonValue] = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.floats(),
+        st.sampled_from((-0.0, 5e-324, 1.7976931348623157e308)),
+        st.integers(-(2**200), 2**200),
+        awkward_text,
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=3), st.dictionaries(awkward_text, children, max_size=3)
+        ),
+        max_leaves=5,
+    )
+
+
 def type_names() -> st.SearchStrategy[str]:
     """Valid entity or relationship type names."""
     return st.sampled_from(("Person", "Organisation", "Place", "Concept", "WORKS_FOR", "KNOWS"))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
+from redstring.domain.blocking import blocking_keys
 from redstring.domain.models import Entity
+from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
 from redstring.ports.graph_store import GraphStore
 from redstring.testing import strategies as gen
 from redstring.testing.graph_store._support import (
@@ -181,3 +183,20 @@ class BlockingKeyIndexCases(GraphCases):
                 {key: entities for key, entities in expected.items() if entities},
                 "find_by_blocking_keys(every key) after the writes",
             )
+
+    async def test_keys_of_a_very_long_name_are_stored_and_found(self, store: GraphStore) -> None:
+        """``blocking_keys()`` of a 9,000-character name (past Neo4j's 8,146-byte index
+        limit) and a key of ``MAX_BLOCKING_KEY_LENGTH`` four-byte characters work everywhere."""
+        name = " ".join(["Ada"] * 3000)
+        long_named = _entity(name, keys=blocking_keys("Person", name))
+        widest = _entity("Grace", keys=["𝄞" * MAX_BLOCKING_KEY_LENGTH])
+        await store.upsert_entities(TENANT, [long_named, widest])
+        found = await store.find_by_blocking_keys(
+            TENANT, [*long_named.blocking_keys, *widest.blocking_keys]
+        )
+        _expect(
+            found,
+            {key: [long_named] for key in long_named.blocking_keys}
+            | {key: [widest] for key in widest.blocking_keys},
+            "find_by_blocking_keys of the longest keys",
+        )

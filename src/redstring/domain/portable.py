@@ -1,0 +1,80 @@
+"""Values every backend can hold: the rules that keep the adapters of a port agreeing.
+
+A value one backend stores and another refuses makes the two adapters different products, so
+the models refuse it for all of them (ADR 0017): JSON has no NaN or infinity (PostgreSQL's
+``json`` refuses them, the in-memory and Neo4j stores kept them); ``jsonb`` holds no NUL; no
+UTF-8 store can hold a lone surrogate; Neo4j indexes at most 8,146 bytes of a string, so a
+blocking key is bounded in characters well below that. A model field breaking a rule fails
+validation (pydantic's ``ValidationError``, a ``ValueError``) with a message naming the value
+and the rule.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+from pydantic import AfterValidator, JsonValue
+
+from redstring.domain.errors import InvalidArgumentError
+
+MAX_BLOCKING_KEY_LENGTH = 1024
+"""The longest blocking key, in characters: at most 4,096 UTF-8 bytes, half of what Neo4j's
+index can hold, and far more than any key needs to nominate candidates."""
+
+MAX_SQL_INT = 2**31 - 1
+"""The largest value of a 32-bit SQL ``integer`` column (chunk indexes, stream versions)."""
+
+
+def check_unicode(value: str, *, what: str = "text") -> str:
+    """``value`` if it encodes as UTF-8, i.e. holds no lone surrogate.
+
+    Raises :class:`InvalidArgumentError` naming the position of the first surrogate otherwise.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidArgumentError(
+            f"{what} holds a lone surrogate {value[error.start]!r} at index {error.start}: "
+            "no UTF-8 store can keep it; decode the source with errors='replace'"
+        ) from None
+    return value
+
+
+def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
+    """``value`` if its numbers are finite and its strings (keys too) UTF-8 without NUL.
+
+    Raises :class:`InvalidArgumentError` naming the offending value otherwise.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidArgumentError(
+            f"{what} holds {value!r}: JSON has no NaN or infinity; store null or a string"
+        )
+    if isinstance(value, str):
+        _check_json_string(value, what=what)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_json_string(key, what=f"{what} key")
+            check_json(item, what=what)
+    elif isinstance(value, list):
+        for item in value:
+            check_json(item, what=what)
+    return value
+
+
+def _check_json_string(value: str, *, what: str) -> None:
+    if "\x00" in value:
+        raise InvalidArgumentError(
+            f"{what} {value[:40]!r} holds a NUL character, which PostgreSQL's jsonb cannot "
+            "store; drop it or replace it"
+        )
+    check_unicode(value, what=what)
+
+
+def _check_json_object(value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    check_json(value)
+    return value
+
+
+JsonObject = Annotated[dict[str, JsonValue], AfterValidator(_check_json_object)]
+"""A JSON object every backend stores as written: finite numbers, UTF-8 strings."""
