@@ -1,0 +1,466 @@
+"""Every adapter of a port gives the same answer: generated call sequences, compared.
+
+The suites say what a port promises; this proves the adapters answer identical calls
+identically (issue 17, ADR 0017). Hypothesis draws a short sequence of calls over small pools
+of tenants, ids and keys (so calls collide: re-upserts, dangling edges, aliases of deleted
+entities), including arguments at the edges the ports bound (``limit``, ``depth``,
+``direction``, ``k``, TTLs, versions). Each sequence runs through every adapter of the port on
+its real backend, and the outcomes must be equal call by call: the value returned, or the
+type of error raised (with the ids a ``MissingEntityError`` names). A driver exception
+leaking from one adapter shows up as a differing error type. On a difference hypothesis
+shrinks the sequence, and the failure prints the first call the adapters disagree on.
+
+Backends come from the same variables as the other integration tests; a missing one skips
+locally and fails in CI. Example counts are small so the module stays well under a minute.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from redstring.domain.events import NewEvent
+from redstring.domain.ids import EntityId, EventId, RelationshipId, TenantId
+from redstring.domain.models import Alias, Entity, Relationship
+from redstring.domain.vector import VectorRecord
+from redstring.ports.errors import MissingEntityError
+from tests.backends import backend_unavailable
+
+pytestmark = pytest.mark.integration
+
+RUN = uuid.uuid4().hex[:8]
+TENANTS = (TenantId(f"agree-{RUN}-a"), TenantId(f"agree-{RUN}-b"))
+ENTITY_IDS = tuple(EntityId(uuid.UUID(int=n << 64 | n)) for n in range(1, 5))
+RELATIONSHIP_IDS = tuple(RelationshipId(uuid.UUID(int=n << 96 | n)) for n in range(1, 4))
+KEYS = ("Person|n:ada", "Person|p:A300", "Place|n:zurich")
+AGREEMENT = settings(
+    max_examples=int(os.environ.get("REDSTRING_AGREEMENT_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# -- calls and outcomes ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """One port method call: its name and arguments, printed readably when a test fails."""
+
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        shown = [repr(arg) for arg in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"{self.method}({', '.join(shown)})"
+
+
+def _plain(value: Any, *, digits: int | None) -> Any:
+    """A comparable form of a result: models as JSON-ready dicts, floats optionally rounded."""
+    if isinstance(value, BaseModel):
+        return _plain(value.model_dump(mode="python"), digits=digits)
+    if isinstance(value, Mapping):
+        return {_plain(k, digits=digits): _plain(v, digits=digits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item, digits=digits) for item in value]
+    if isinstance(value, float) and digits is not None:
+        return round(value, digits)
+    return value
+
+
+async def outcome(store: Any, call: Call, *, digits: int | None = None) -> tuple[str, Any]:
+    """``("returns", value)`` or ``("raises", error type, detail)`` for one call."""
+    try:
+        result = await getattr(store, call.method)(*call.args, **call.kwargs)
+    except MissingEntityError as error:
+        return ("raises", "MissingEntityError", sorted(map(str, error.entity_ids)))
+    except Exception as error:  # a leaked driver error must show up as a difference
+        return ("raises", f"{type(error).__module__}.{type(error).__qualname__}")
+    return ("returns", _plain(result, digits=digits))
+
+
+async def assert_agree(
+    stores: Mapping[str, Any], calls: Sequence[Call], *, digits: int | None = None
+) -> None:
+    """Run ``calls`` through every store in turn; every store's outcomes equal the first's."""
+    outcomes = {
+        name: [await outcome(store, call, digits=digits) for call in calls]
+        for name, store in stores.items()
+    }
+    reference_name, reference = next(iter(outcomes.items()))
+    for name, got in outcomes.items():
+        for index, (expected, actual) in enumerate(zip(reference, got, strict=True)):
+            assert actual == expected, (
+                f"call {index} {calls[index]!r}: {reference_name} gave {expected!r}, "
+                f"{name} gave {actual!r}; the calls: {list(calls)!r}"
+            )
+
+
+def _env(variable: str, backend: str) -> str:
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        backend_unavailable(backend, f"{variable} is not set")
+    return value
+
+
+# -- graph ------------------------------------------------------------------------------------
+
+_entity_ids = st.sampled_from(ENTITY_IDS)
+_tenants = st.sampled_from(TENANTS)
+
+
+def _entities() -> st.SearchStrategy[Entity]:
+    return st.builds(
+        Entity,
+        id=_entity_ids,
+        type=st.sampled_from(("Person", "Place")),
+        name=st.sampled_from(("Ada", "Zürich", "Grace Hopper")),
+        attributes=st.dictionaries(
+            st.sampled_from(("b", "a", "n")), st.integers(-(2**70), 2**70), max_size=2
+        ),
+        blocking_keys=st.lists(st.sampled_from(KEYS), max_size=2).map(tuple),
+    )
+
+
+def _edges() -> st.SearchStrategy[Relationship]:
+    return st.builds(
+        Relationship,
+        id=st.sampled_from(RELATIONSHIP_IDS),
+        type=st.sampled_from(("KNOWS", "WORKS_FOR")),
+        subject_id=_entity_ids,
+        object_id=_entity_ids,
+        attributes=st.dictionaries(st.sampled_from(("z", "y")), st.floats(-1e9, 1e9), max_size=2),
+    )
+
+
+def _graph_call() -> st.SearchStrategy[Call]:
+    ids = st.lists(_entity_ids, max_size=3)
+    t = _tenants
+    return st.one_of(
+        st.builds(lambda t, e: Call("upsert_entity", (t, e)), t, _entities()),
+        st.builds(
+            lambda t, es: Call("upsert_entities", (t, es)), t, st.lists(_entities(), max_size=3)
+        ),
+        st.builds(lambda t, i: Call("get_entity", (t, i)), t, _entity_ids),
+        st.builds(lambda t, i: Call("get_entities", (t, i)), t, ids),
+        st.builds(
+            lambda t, kind, limit, after: Call(
+                "find_entities", (t,), {"entity_type": kind, "limit": limit, "after": after}
+            ),
+            t,
+            st.sampled_from((None, "Person", "Place")),
+            st.sampled_from((0, 1, 2, 100, -1, 2**31, 2**63)),
+            st.none() | _entity_ids,
+        ),
+        st.builds(lambda t, i: Call("delete_entities", (t, i)), t, ids),
+        st.builds(lambda t, k: Call("find_by_blocking_key", (t, k)), t, st.sampled_from(KEYS)),
+        st.builds(
+            lambda t, k: Call("find_by_blocking_keys", (t, k)),
+            t,
+            st.lists(st.sampled_from(KEYS), max_size=3),
+        ),
+        st.builds(
+            lambda t, a, c: Call("upsert_alias", (t, Alias(alias_id=a, canonical_id=c))),
+            t,
+            _entity_ids,
+            _entity_ids,
+        ),
+        st.builds(lambda t, i: Call("remove_alias", (t, i)), t, _entity_ids),
+        st.builds(lambda t, i: Call("find_aliases", (t, i)), t, _entity_ids),
+        st.builds(lambda t, i: Call("resolve_entity_ids", (t, i)), t, ids),
+        st.builds(lambda t, r: Call("upsert_relationship", (t, r)), t, _edges()),
+        st.builds(
+            lambda t, rs: Call("upsert_relationships", (t, rs)), t, st.lists(_edges(), max_size=3)
+        ),
+        st.builds(
+            lambda t, i: Call("get_relationship", (t, i)), t, st.sampled_from(RELATIONSHIP_IDS)
+        ),
+        st.builds(lambda t, i: Call("get_relationships_for", (t, i)), t, ids),
+        st.builds(
+            lambda t, i: Call("delete_relationship", (t, i)), t, st.sampled_from(RELATIONSHIP_IDS)
+        ),
+        st.builds(
+            lambda t, i, depth, direction, types: Call(
+                "neighbours",
+                (t, i),
+                {"depth": depth, "direction": direction, "relationship_types": types},
+            ),
+            t,
+            _entity_ids,
+            st.sampled_from((0, 1, 2, 3, 100, 101, -1)),
+            st.sampled_from(("out", "in", "both", "up")),
+            st.sampled_from((None, (), ("KNOWS",))),
+        ),
+        st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
+    )
+
+
+@pytest.fixture
+async def graph_stores() -> AsyncIterator[dict[str, Any]]:
+    """The in-memory, PostgreSQL and Neo4j graph stores, each emptied of this run's tenants."""
+    from redstring.graph.adapters.memory import InMemoryGraphStore
+    from redstring.graph.adapters.neo4j import Neo4jGraphStore
+    from redstring.graph.adapters.postgres import PostgresGraphStore
+
+    dsn = _env("REDSTRING_TEST_POSTGRES_DSN", "PostgreSQL")
+    uri = _env("REDSTRING_TEST_NEO4J_URI", "Neo4j")
+    postgres = await PostgresGraphStore.connect(dsn, prefix="agree_")
+    neo4j = await Neo4jGraphStore.connect(uri, None)
+    try:
+        await postgres.ensure_schema()
+        await neo4j.ensure_schema()
+        yield {"memory": InMemoryGraphStore(), "postgres": postgres, "neo4j": neo4j}
+    finally:
+        for tenant in TENANTS:
+            await postgres.delete_by_tenant(tenant)
+            await neo4j.delete_by_tenant(tenant)
+        await postgres.close()
+        await neo4j.close()
+
+
+@AGREEMENT
+@given(calls=st.lists(_graph_call(), min_size=1, max_size=14))
+async def test_graph_stores_agree(graph_stores: dict[str, Any], calls: list[Call]) -> None:
+    """Memory, PostgreSQL and Neo4j give equal results and error types for any call sequence."""
+    for store in graph_stores.values():
+        for tenant in TENANTS:
+            await store.delete_by_tenant(tenant)
+    await assert_agree(graph_stores, calls)
+
+
+# -- event log --------------------------------------------------------------------------------
+
+_EVENT_IDS = tuple(EventId(uuid.UUID(int=n << 80 | n)) for n in range(1, 5))
+_STREAMS = ("graph", "extraction:c1", " bad", "")
+
+
+def _new_events() -> st.SearchStrategy[list[NewEvent]]:
+    return st.lists(
+        st.builds(
+            NewEvent,
+            event_id=st.sampled_from(_EVENT_IDS),
+            type=st.sampled_from(("EntityCreated", "AliasAdded")),
+            payload=st.dictionaries(st.sampled_from(("v", "b", "a")), st.integers(), max_size=2),
+        ),
+        max_size=3,
+    )
+
+
+def _log_call() -> st.SearchStrategy[Call]:
+    t = _tenants
+    streams = st.sampled_from(_STREAMS)
+    counts = st.sampled_from((0, 1, 2, 5, -1, 2**31, 2**63))
+    return st.one_of(
+        st.builds(
+            lambda t, s, es, v: Call("append", (t, s, es), {"expected_version": v}),
+            t,
+            streams,
+            _new_events(),
+            st.none() | counts,
+        ),
+        st.builds(
+            lambda t, after, limit: Call("read", (t,), {"after": after, "limit": limit}),
+            t,
+            counts,
+            st.none() | counts,
+        ),
+        st.builds(
+            lambda t, s, v: Call("read_stream", (t, s), {"after_version": v}), t, streams, counts
+        ),
+        st.builds(lambda t, s: Call("stream_version", (t, s)), t, streams),
+        st.builds(lambda t, n: Call("checkpoint", (t, n)), t, streams),
+        st.builds(lambda t, n, p: Call("save_checkpoint", (t, n, p)), t, streams, counts),
+        st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
+    )
+
+
+def _without_positions(result: Any) -> Any:
+    """Positions are global to a log and differ between two logs; everything else must not."""
+    if isinstance(result, list | tuple):
+        return [_without_positions(item) for item in result]
+    if isinstance(result, dict):
+        return {key: value for key, value in result.items() if key != "position"}
+    return result
+
+
+@pytest.fixture
+async def event_logs() -> AsyncIterator[dict[str, Any]]:
+    """The in-memory and PostgreSQL event logs."""
+    from redstring.eventlog.adapters.memory import InMemoryEventLog
+    from redstring.eventlog.adapters.postgres import PostgresEventLog
+
+    dsn = _env("REDSTRING_TEST_POSTGRES_DSN", "PostgreSQL")
+    postgres = await PostgresEventLog.connect(dsn, prefix="agree_")
+    try:
+        await postgres.ensure_schema()
+        yield {"memory": InMemoryEventLog(), "postgres": postgres}
+    finally:
+        for tenant in TENANTS:
+            await postgres.delete_by_tenant(tenant)
+        await postgres.close()
+
+
+@AGREEMENT
+@given(calls=st.lists(_log_call(), min_size=1, max_size=12))
+async def test_event_logs_agree(event_logs: dict[str, Any], calls: list[Call]) -> None:
+    """Memory and PostgreSQL agree on every outcome but the global positions they assign."""
+    for log in event_logs.values():
+        for tenant in TENANTS:
+            await log.delete_by_tenant(tenant)
+    outcomes = {}
+    for name, log in event_logs.items():
+        seen = []
+        for call in calls:
+            result = await outcome(log, call)
+            if call.method == "save_checkpoint" or call.method == "checkpoint":
+                # A checkpoint is a position the caller chose; compare it as given.
+                seen.append(result)
+            else:
+                seen.append(_without_positions(result))
+        outcomes[name] = seen
+    assert outcomes["postgres"] == outcomes["memory"], _first_difference(calls, outcomes)
+
+
+def _first_difference(calls: Sequence[Call], outcomes: Mapping[str, list[Any]]) -> str:
+    (first, left), (second, right) = list(outcomes.items())[:2]
+    for index, (a, b) in enumerate(zip(left, right, strict=True)):
+        if a != b:
+            return f"call {index} {calls[index]!r}: {first} gave {a!r}, {second} gave {b!r}"
+    return "no difference"
+
+
+# -- vector store -------------------------------------------------------------------------------
+
+_DIMENSION = 4
+_components = st.sampled_from((0.0, 1.0, -1.0, 0.5, 0.1, 3.0))
+_vectors = st.lists(_components, min_size=_DIMENSION, max_size=_DIMENSION)
+
+
+def _vector_call() -> st.SearchStrategy[Call]:
+    t = _tenants
+    records = st.builds(
+        VectorRecord,
+        entity_id=_entity_ids,
+        vector=_vectors,
+        metadata=st.fixed_dictionaries(
+            {}, optional={"entity_type": st.sampled_from(("Person", "Place"))}
+        ),
+    )
+    return st.one_of(
+        st.builds(lambda t, r: Call("upsert", (t, r)), t, records),
+        st.builds(lambda t, rs: Call("upsert_many", (t, rs)), t, st.lists(records, max_size=3)),
+        st.builds(lambda t, i: Call("get", (t, i)), t, _entity_ids),
+        st.builds(
+            lambda t, q, k, types, low: Call(
+                "search", (t, q), {"k": k, "entity_types": types, "min_score": low}
+            ),
+            t,
+            _vectors,
+            st.sampled_from((0, 1, 3, 10, -1, 2**31, 2**63)),
+            st.sampled_from((None, (), ("Person",))),
+            st.sampled_from((None, 0.0, 0.5, 0.75, 1.0, math.nan)),
+        ),
+        st.builds(lambda t, i: Call("delete", (t, i)), t, _entity_ids),
+        st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
+    )
+
+
+@pytest.fixture
+async def vector_stores() -> AsyncIterator[dict[str, Any]]:
+    """The in-memory and pgvector stores."""
+    from redstring.vector.adapters.memory import InMemoryVectorStore
+    from redstring.vector.adapters.pgvector import PgVectorStore
+
+    dsn = _env("REDSTRING_TEST_POSTGRES_DSN", "PostgreSQL")
+    postgres = await PgVectorStore.connect(dsn, dimension=_DIMENSION, prefix="agree_")
+    try:
+        await postgres.ensure_schema()
+        yield {"memory": InMemoryVectorStore(dimension=_DIMENSION), "postgres": postgres}
+    finally:
+        for tenant in TENANTS:
+            await postgres.delete_by_tenant(tenant)
+        await postgres.close()
+
+
+@AGREEMENT
+@given(calls=st.lists(_vector_call(), min_size=1, max_size=10))
+async def test_vector_stores_agree(vector_stores: dict[str, Any], calls: list[Call]) -> None:
+    """Memory and pgvector return the same matches in the same order (scores to 6 places)."""
+    for store in vector_stores.values():
+        for tenant in TENANTS:
+            await store.delete_by_tenant(tenant)
+    await assert_agree(vector_stores, calls, digits=6)
+
+
+# -- cache --------------------------------------------------------------------------------------
+
+_CACHE_KEYS = ("a", "b")
+
+
+def _cache_call() -> st.SearchStrategy[Call]:
+    keys = st.sampled_from(_CACHE_KEYS)
+    ttls = st.sampled_from((None, 60.0, 0.0005, 1e300, math.inf, math.nan, -1.0))
+    instants = st.sampled_from((1_700_000_000.0, 1_700_000_001.5, math.nan, math.inf))
+    values = st.sampled_from(("4", "x", "", str(2**53), str(2**63 - 1), str(2**63), "-0"))
+    return st.one_of(
+        st.builds(lambda k: Call("get", (k,)), keys),
+        st.builds(lambda k, v, ttl: Call("set", (k, v), {"ttl_seconds": ttl}), keys, values, ttls),
+        st.builds(lambda k, ttl: Call("increment", (k,), {"ttl_seconds": ttl}), keys, ttls),
+        st.builds(lambda k: Call("delete", (k,)), keys),
+        st.builds(
+            lambda k, at, ttl: Call("record_hit", (k,), {"at": at, "ttl_seconds": ttl}),
+            keys,
+            instants,
+            ttls.filter(lambda ttl: ttl is not None),
+        ),
+        st.builds(lambda k, since: Call("count_hits", (k,), {"since": since}), keys, instants),
+        st.builds(lambda k, since: Call("oldest_hit", (k,), {"since": since}), keys, instants),
+    )
+
+
+@pytest.fixture
+async def caches() -> AsyncIterator[dict[str, Any]]:
+    """A MemoryCache and a RedisCache under a prefix no other test uses."""
+    from redstring.llm.cache.memory import MemoryCache
+    from redstring.llm.cache.redis import RedisCache
+
+    url = _env("REDSTRING_TEST_REDIS_URL", "Redis")
+    redis = RedisCache.from_url(url, prefix=f"agree-{RUN}:")
+    try:
+        yield {"memory": MemoryCache(), "redis": redis}
+    finally:
+        for key in _CACHE_KEYS:
+            await redis.delete(key)
+        await redis.close()
+
+
+@AGREEMENT
+@given(calls=st.lists(_cache_call(), min_size=1, max_size=12))
+async def test_caches_agree(caches: dict[str, Any], calls: list[Call]) -> None:
+    """MemoryCache and RedisCache agree on values, counts, windows and refusals."""
+    for cache in caches.values():
+        for key in _CACHE_KEYS:
+            await cache.delete(key)
+    await assert_agree(caches, calls)
+
+
+def test_the_outcome_of_a_leaked_driver_error_names_its_type() -> None:
+    """A foreign exception is compared by module and name, so it never equals a typed error."""
+
+    class Leaky:
+        async def read(self) -> None:
+            raise KeyError("driver")
+
+    import asyncio
+
+    assert asyncio.run(outcome(Leaky(), Call("read"))) == ("raises", "builtins.KeyError")
