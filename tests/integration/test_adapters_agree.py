@@ -431,8 +431,8 @@ def _cache_call() -> st.SearchStrategy[Call]:
 @pytest.fixture
 async def caches() -> AsyncIterator[dict[str, Any]]:
     """A MemoryCache and a RedisCache under a prefix no other test uses."""
-    from redstring.llm.cache.memory import MemoryCache
-    from redstring.llm.cache.redis import RedisCache
+    from redstring.cache.adapters.memory import MemoryCache
+    from redstring.cache.adapters.redis import RedisCache
 
     url = _env("REDSTRING_TEST_REDIS_URL", "Redis")
     redis = RedisCache.from_url(url, prefix=f"agree-{RUN}:")
