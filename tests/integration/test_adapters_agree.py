@@ -42,6 +42,8 @@ TENANTS = (TenantId(f"agree-{RUN}-a"), TenantId(f"agree-{RUN}-b"))
 ENTITY_IDS = tuple(EntityId(uuid.UUID(int=n << 64 | n)) for n in range(1, 5))
 RELATIONSHIP_IDS = tuple(RelationshipId(uuid.UUID(int=n << 96 | n)) for n in range(1, 4))
 KEYS = ("Person|n:ada", "Person|p:A300", "Place|n:zurich")
+UNSTORABLE = ("nu\x00l", "sur\ud800")
+"""Text no backend can hold: every adapter must refuse it the same way (ADR 0017)."""
 AGREEMENT = settings(
     max_examples=int(os.environ.get("REDSTRING_AGREEMENT_EXAMPLES", "25")),
     deadline=None,
@@ -116,7 +118,8 @@ def _env(variable: str, backend: str) -> str:
 # -- graph ------------------------------------------------------------------------------------
 
 _entity_ids = st.sampled_from(ENTITY_IDS)
-_tenants = st.sampled_from(TENANTS)
+_tenants = st.sampled_from(TENANTS) | st.sampled_from(UNSTORABLE).map(TenantId)
+_read_keys = st.sampled_from(KEYS + UNSTORABLE)
 
 
 def _entities() -> st.SearchStrategy[Entity]:
@@ -158,16 +161,14 @@ def _graph_call() -> st.SearchStrategy[Call]:
                 "find_entities", (t,), {"entity_type": kind, "limit": limit, "after": after}
             ),
             t,
-            st.sampled_from((None, "Person", "Place")),
+            st.sampled_from((None, "Person", "Place", *UNSTORABLE)),
             st.sampled_from((0, 1, 2, 100, -1, 2**31, 2**63)),
             st.none() | _entity_ids,
         ),
         st.builds(lambda t, i: Call("delete_entities", (t, i)), t, ids),
-        st.builds(lambda t, k: Call("find_by_blocking_key", (t, k)), t, st.sampled_from(KEYS)),
+        st.builds(lambda t, k: Call("find_by_blocking_key", (t, k)), t, _read_keys),
         st.builds(
-            lambda t, k: Call("find_by_blocking_keys", (t, k)),
-            t,
-            st.lists(st.sampled_from(KEYS), max_size=3),
+            lambda t, k: Call("find_by_blocking_keys", (t, k)), t, st.lists(_read_keys, max_size=3)
         ),
         st.builds(
             lambda t, a, c: Call("upsert_alias", (t, Alias(alias_id=a, canonical_id=c))),
@@ -199,7 +200,7 @@ def _graph_call() -> st.SearchStrategy[Call]:
             _entity_ids,
             st.sampled_from((0, 1, 2, 3, 100, 101, -1)),
             st.sampled_from(("out", "in", "both", "up")),
-            st.sampled_from((None, (), ("KNOWS",))),
+            st.sampled_from((None, (), ("KNOWS",), UNSTORABLE[:1])),
         ),
         st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
     )
@@ -367,7 +368,7 @@ def _vector_call() -> st.SearchStrategy[Call]:
             t,
             _vectors,
             st.sampled_from((0, 1, 3, 10, -1, 2**31, 2**63)),
-            st.sampled_from((None, (), ("Person",))),
+            st.sampled_from((None, (), ("Person",), UNSTORABLE[1:])),
             st.sampled_from((None, 0.0, 0.5, 0.75, 1.0, math.nan)),
         ),
         st.builds(lambda t, i: Call("delete", (t, i)), t, _entity_ids),

@@ -62,11 +62,20 @@ def log_integer(value: int, *, what: str) -> int:
 
 
 def _stream_rule(value: str, *, what: str) -> str:
-    if not _STREAM_PATTERN.fullmatch(value):
+    if not _STREAM_PATTERN.fullmatch(value) or not _encodes(value):
         raise InvalidArgumentError(
-            f"invalid {what} {value!r}: use 1-256 characters, no NUL, not starting with whitespace"
+            f"invalid {what} {value!r}: use 1-256 characters, no NUL or lone surrogate, not "
+            "starting with whitespace"
         )
     return value
+
+
+def _encodes(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_event_type(value: str) -> str:

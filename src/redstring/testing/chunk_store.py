@@ -20,6 +20,7 @@ from pydantic import JsonValue
 
 from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, tokenize
 from redstring.domain.chunks import StoredChunk, chunk_id
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import (
     ChunkPurge,
@@ -202,6 +203,19 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
             assert (stats.corpus_size, stats.total_length) == (0, 0)
 
     # -- writes ---------------------------------------------------------------------------
+
+    async def test_text_arguments_no_store_can_hold_are_refused(self, store: ChunkStore) -> None:
+        """A NUL or lone surrogate in a tenant, source or chunk id raises
+        ``InvalidArgumentError`` rather than a driver error or an empty answer (ADR 0017)."""
+        for bad in ("nu\x00l", "sur\ud800"):
+            with pytest.raises(InvalidArgumentError):
+                await store.list_sources(TenantId(bad))
+            with pytest.raises(InvalidArgumentError):
+                await store.get_by_source(TENANT, SourceId(bad))
+            with pytest.raises(InvalidArgumentError):
+                await store.get(TENANT, ChunkId(bad))
+            with pytest.raises(InvalidArgumentError):
+                await store.delete_by_tenant(TenantId(bad))
 
     @compliance_settings()
     @given(tenant=tenant_ids(), chunks=_corpora(any_metadata=True))

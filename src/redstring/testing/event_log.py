@@ -332,6 +332,17 @@ class EventLogCompliance(LifecycleCases[EventLog]):
                 await store.append(TENANT, STREAM, batch, expected_version=-1)
         assert await store.stream_version(TENANT, STREAM) == 0
 
+    async def test_a_tenant_no_store_can_hold_is_refused(self, store: EventLog) -> None:
+        """A NUL or lone surrogate in a tenant id raises ``InvalidArgumentError`` (ADR 0017)."""
+        for bad in (TenantId("nu\x00l"), TenantId("sur\ud800")):
+            with pytest.raises(InvalidArgumentError, match="tenant_id"):
+                await store.append(bad, STREAM, events(1))
+            with pytest.raises(InvalidArgumentError, match="tenant_id"):
+                await store.read(bad)
+            with pytest.raises(InvalidArgumentError, match="tenant_id"):
+                await store.delete_by_tenant(bad)
+        assert await store.read(TENANT) == []
+
     async def test_a_bad_stream_name_is_refused_by_every_call_taking_one(
         self, store: EventLog
     ) -> None:

@@ -490,6 +490,17 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
                 await store.search(TENANT, self._query(), k=k)
         assert len(await store.search(TENANT, self._query(), k=MAX_K)) == 1
 
+    async def test_text_arguments_no_store_can_hold_are_refused(self, store: VectorStore) -> None:
+        """A NUL or lone surrogate in a tenant or entity type raises ``InvalidArgumentError``
+        rather than a driver error or an empty answer (ADR 0017)."""
+        for bad in ("nu\x00l", "sur\ud800"):
+            with pytest.raises(InvalidArgumentError):
+                await store.search(TenantId(bad), self._query())
+            with pytest.raises(InvalidArgumentError):
+                await store.search(TENANT, self._query(), entity_types=[bad])
+            with pytest.raises(InvalidArgumentError):
+                await store.delete_by_tenant(TenantId(bad))
+
     async def test_k_zero_returns_nothing(self, store: VectorStore) -> None:
         """``k=0`` asks for no matches and gets none."""
         await store.upsert(TENANT, self._record(self._query()))

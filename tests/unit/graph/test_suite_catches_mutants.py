@@ -941,6 +941,15 @@ class TakesAnyLimit(InMemoryGraphStore):
         return await super().find_entities(tenant_id, **kw)
 
 
+class MatchesNothingForUnstorableText(InMemoryGraphStore):
+    """The in-memory store's old answer to a NUL key: no match, where PostgreSQL raised."""
+
+    async def find_by_blocking_key(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        if "\x00" in key or "\ud800" in key:
+            return []
+        return await super().find_by_blocking_key(tenant_id, key)
+
+
 # -- the table ----------------------------------------------------------------------------------
 
 
@@ -1236,6 +1245,10 @@ CASES: tuple[Case, ...] = (
     Case(
         ChecksOnlyTheLastWritePerId,
         ("test_upsert_relationships_checks_every_element_of_the_batch",),
+    ),
+    Case(
+        MatchesNothingForUnstorableText,
+        ("test_text_arguments_no_store_can_hold_are_refused",),
     ),
     Case(SortsAttributeKeys, ("test_attributes_keep_the_order_they_were_written_in",)),
     Case(WalksAnyDepth, ("test_neighbours_deeper_than_the_maximum_raise",)),

@@ -17,6 +17,7 @@ from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, 
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.ports.text_arguments import checks_text_arguments
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class _Row:
 _RowTest = Callable[[_Row], bool]
 
 
+@checks_text_arguments()
 class InMemoryChunkStore:
     """A tenant-scoped passage store held in process memory.
 

@@ -46,6 +46,7 @@ from redstring.domain.chunk_ranking import LexicalCandidates, term_frequencies
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore
 
@@ -120,6 +121,7 @@ def _chunk(row: Any) -> StoredChunk:
     )
 
 
+@checks_text_arguments()
 class PostgresChunkStore(NamesOnlyStore):
     """The passage corpus and its term statistics, for every tenant, in two tables.
 

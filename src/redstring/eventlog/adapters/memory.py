@@ -31,8 +31,10 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
+from redstring.ports.text_arguments import checks_text_arguments
 
 
+@checks_text_arguments(skip=("stream", "name"))
 class InMemoryEventLog:
     """Append, read and erase a tenant's events held in process memory."""
 

@@ -31,6 +31,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import EventId, TenantId
 from redstring.ports.errors import ConcurrencyConflictError
+from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore, affected
 
@@ -50,6 +51,7 @@ def _event(row: Any) -> StoredEvent:
     )
 
 
+@checks_text_arguments(skip=("stream", "name"))
 class PostgresEventLog(NamesOnlyStore):
     """Every tenant's events in one append-only table, ordered by a global position.
 

@@ -23,8 +23,10 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
 from redstring.domain.models import Alias, Entity, Neighbour, Relationship
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.text_arguments import checks_text_arguments
 
 
+@checks_text_arguments()
 class InMemoryGraphStore:
     """A GraphStore held in this process; nothing survives the interpreter.
 

@@ -35,6 +35,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.text_arguments import checks_text_arguments
 
 DEFAULT_DATABASE = "neo4j"
 
@@ -142,6 +143,7 @@ _HOP: dict[tuple[str, bool], LiteralString] = {
 }
 
 
+@checks_text_arguments()
 class Neo4jGraphStore:
     """A tenant-scoped GraphStore on Neo4j 5 (Community or Enterprise).
 

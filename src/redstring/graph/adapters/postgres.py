@@ -27,6 +27,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore, affected
 
@@ -76,6 +77,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, allow_nan=False)
 
 
+@checks_text_arguments()
 class PostgresGraphStore(NamesOnlyStore):
     """Every tenant's entities, aliases, blocking keys and relationships in four tables.
 

@@ -19,9 +19,12 @@ adapter. Property tests build one store per hypothesis example through ``fresh_s
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId, id_text
 from redstring.domain.models import Entity
 from redstring.ports.graph_store import GraphStore
@@ -39,6 +42,7 @@ from redstring.testing.graph_store._support import (
     _entity_writes,
     _expect,
     _pool,
+    _raises,
 )
 from redstring.testing.graph_store.aliases import AliasStoreCases
 from redstring.testing.graph_store.blocking_keys import BlockingKeyIndexCases
@@ -98,6 +102,17 @@ class GraphStoreCompliance(
         _expect(await store.find_by_blocking_keys(TENANT, []), {}, "find_by_blocking_keys([])")
         _expect(await store.resolve_entity_ids(TENANT, []), {}, "resolve_entity_ids of no ids")
         _expect(await store.get_relationships_for(TENANT, []), [], "get_relationships_for([])")
+
+    async def test_text_arguments_no_store_can_hold_are_refused(self, store: GraphStore) -> None:
+        """A NUL or lone surrogate in a tenant, key or type raises ``InvalidArgumentError``
+        from every method, read or write, rather than a driver error or an empty match."""
+        entity = _entity("Ada", keys=["k:ada"])
+        await store.upsert_entity(TENANT, entity)
+        for bad in ("te\x00nant", "k:\ud800"):
+            for call, run in _calls_with_text(store, entity, bad).items():
+                with _raises(InvalidArgumentError, f"{call} with {bad!r}"):
+                    await run()
+        _expect(await store.find_entities(TENANT), [entity], "the tenant after refused calls")
 
     # -- delete_by_tenant ----------------------------------------------------------------------
 
@@ -295,3 +310,20 @@ class GraphStoreCompliance(
 GraphStoreCompliance.SUITE = GraphStoreCompliance
 
 __all__ = ["OTHER", "STRANGER", "TENANT", "GraphStoreCompliance"]
+
+
+def _calls_with_text(
+    store: GraphStore, entity: Entity, bad: str
+) -> dict[str, Callable[[], Awaitable[object]]]:
+    """One call per kind of text argument, each passing ``bad`` there."""
+    return {
+        "upsert_entity(tenant)": lambda: store.upsert_entity(TenantId(bad), entity),
+        "get_entity(tenant)": lambda: store.get_entity(TenantId(bad), entity.id),
+        "find_entities(entity_type)": lambda: store.find_entities(TENANT, entity_type=bad),
+        "find_by_blocking_key(key)": lambda: store.find_by_blocking_key(TENANT, bad),
+        "find_by_blocking_keys(keys)": lambda: store.find_by_blocking_keys(TENANT, ["k", bad]),
+        "neighbours(relationship_types)": lambda: store.neighbours(
+            TENANT, entity.id, relationship_types=[bad]
+        ),
+        "delete_by_tenant(tenant)": lambda: store.delete_by_tenant(TenantId(bad)),
+    }

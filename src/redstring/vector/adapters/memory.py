@@ -22,9 +22,11 @@ from redstring.domain.vector import (
     validate_search,
     validate_vector,
 )
+from redstring.ports.text_arguments import checks_text_arguments
 from redstring.ports.vector_store import entity_type_of
 
 
+@checks_text_arguments()
 class InMemoryVectorStore:
     """A tenant-scoped vector store held in process memory.
 

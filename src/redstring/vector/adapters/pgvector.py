@@ -23,12 +23,14 @@ import asyncpg
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorMatch, VectorRecord, validate_search, validate_vector
+from redstring.ports.text_arguments import checks_text_arguments
 from redstring.ports.vector_store import entity_type_of
 from redstring.postgres.pool import PostgresStore, affected
 
 __all__ = ["PgVectorStore"]
 
 
+@checks_text_arguments()
 class PgVectorStore(PostgresStore):
     """Exact cosine search over one ``vector(dimension)`` table shared by every tenant.
 
