@@ -4,6 +4,9 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
 
 * **Tenancy.** Every method takes ``tenant_id``; storage is keyed on ``(tenant_id, id)`` with
   both parts compared. No read returns another tenant's rows and no write touches them.
+* **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
+  type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
+  on every adapter (``redstring.ports.text_arguments``, ADR 0017).
 * **Read-your-writes.** Once a write returns, the next read on the same store sees it.
 * **Copies.** Reads return objects the caller may mutate without changing stored state, and
   a write keeps no reference to the caller's object.
