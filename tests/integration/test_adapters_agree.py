@@ -11,7 +11,8 @@ leaking from one adapter shows up as a differing error type. On a difference hyp
 shrinks the sequence, and the failure prints the first call the adapters disagree on.
 
 Backends come from the same variables as the other integration tests; a missing one skips
-locally and fails in CI. Example counts are small so the module stays well under a minute.
+locally and fails in CI. 60 examples per port (``REDSTRING_AGREEMENT_EXAMPLES`` changes it)
+keep the module around ten seconds, well under a minute.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.events import NewEvent
-from redstring.domain.ids import EntityId, EventId, RelationshipId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, EventId, RelationshipId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity, Relationship
 from redstring.domain.vector import VectorRecord
 from redstring.ports.errors import MissingEntityError
@@ -45,7 +47,7 @@ KEYS = ("Person|n:ada", "Person|p:A300", "Place|n:zurich")
 UNSTORABLE = ("nu\x00l", "sur\ud800")
 """Text no backend can hold: every adapter must refuse it the same way (ADR 0017)."""
 AGREEMENT = settings(
-    max_examples=int(os.environ.get("REDSTRING_AGREEMENT_EXAMPLES", "25")),
+    max_examples=int(os.environ.get("REDSTRING_AGREEMENT_EXAMPLES", "60")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -118,7 +120,8 @@ def _env(variable: str, backend: str) -> str:
 # -- graph ------------------------------------------------------------------------------------
 
 _entity_ids = st.sampled_from(ENTITY_IDS)
-_tenants = st.sampled_from(TENANTS) | st.sampled_from(UNSTORABLE).map(TenantId)
+# Mostly good tenants, so most calls reach the backend; now and then one no store can hold.
+_tenants = st.sampled_from((*TENANTS, *TENANTS, *TENANTS, *map(TenantId, UNSTORABLE)))
 _read_keys = st.sampled_from(KEYS + UNSTORABLE)
 
 
@@ -401,6 +404,86 @@ async def test_vector_stores_agree(vector_stores: dict[str, Any], calls: list[Ca
         for tenant in TENANTS:
             await store.delete_by_tenant(tenant)
     await assert_agree(vector_stores, calls, digits=6)
+
+
+# -- chunk store --------------------------------------------------------------------------------
+
+_SOURCES = (SourceId("notes.md"), SourceId("memo.txt"))
+_TEXTS = ("Ada wrote the first program.", "Grace found a moth.", "Ada met Grace.")
+_CHUNK_IDS = tuple(chunk_id(source, text) for source in _SOURCES for text in _TEXTS)
+
+
+def _stored_chunks(source: st.SearchStrategy[SourceId]) -> st.SearchStrategy[StoredChunk]:
+    return st.builds(
+        lambda source, text, index, entities, tag: StoredChunk(
+            id=chunk_id(source, text),
+            source_id=source,
+            chunk_index=index,
+            text=text,
+            char_end=len(text),
+            entity_ids=tuple(entities),
+            metadata={} if tag is None else {"tag": tag},
+        ),
+        source,
+        st.sampled_from(_TEXTS),
+        st.integers(0, 3),
+        st.lists(_entity_ids, max_size=2, unique=True),
+        st.none() | st.sampled_from(("b", "a")),
+    )
+
+
+def _chunk_call() -> st.SearchStrategy[Call]:
+    t = _tenants
+    sources = st.sampled_from(_SOURCES)
+    chunk_ids = st.sampled_from(_CHUNK_IDS) | st.sampled_from(UNSTORABLE).map(ChunkId)
+    return st.one_of(
+        st.builds(
+            lambda t, cs: Call("upsert_many", (t, cs)),
+            t,
+            st.lists(_stored_chunks(sources), max_size=3),
+        ),
+        st.builds(
+            lambda t, s, cs: Call("replace_source", (t, s, cs)),
+            t,
+            sources,
+            st.lists(_stored_chunks(sources), max_size=2),
+        ),
+        st.builds(lambda t, i: Call("get", (t, i)), t, chunk_ids),
+        st.builds(lambda t, i: Call("get_many", (t, i)), t, st.lists(chunk_ids, max_size=3)),
+        st.builds(lambda t, s: Call("get_by_source", (t, s)), t, sources),
+        st.builds(lambda t, e: Call("get_by_entity", (t, e)), t, _entity_ids),
+        st.builds(lambda t, i: Call("existing_ids", (t, i)), t, st.lists(chunk_ids, max_size=3)),
+        st.builds(lambda t: Call("list_sources", (t,)), t),
+        st.builds(lambda t, s: Call("delete_by_source", (t, s)), t, sources),
+        st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
+    )
+
+
+@pytest.fixture
+async def chunk_stores() -> AsyncIterator[dict[str, Any]]:
+    """The in-memory and PostgreSQL chunk stores."""
+    from redstring.chunks.adapters.memory import InMemoryChunkStore
+    from redstring.chunks.adapters.postgres import PostgresChunkStore
+
+    dsn = _env("REDSTRING_TEST_POSTGRES_DSN", "PostgreSQL")
+    postgres = await PostgresChunkStore.connect(dsn, prefix="agree_")
+    try:
+        await postgres.ensure_schema()
+        yield {"memory": InMemoryChunkStore(), "postgres": postgres}
+    finally:
+        for tenant in TENANTS:
+            await postgres.delete_by_tenant(tenant)
+        await postgres.close()
+
+
+@AGREEMENT
+@given(calls=st.lists(_chunk_call(), min_size=1, max_size=12))
+async def test_chunk_stores_agree(chunk_stores: dict[str, Any], calls: list[Call]) -> None:
+    """Memory and PostgreSQL hold, list and delete the same passages the same way."""
+    for store in chunk_stores.values():
+        for tenant in TENANTS:
+            await store.delete_by_tenant(tenant)
+    await assert_agree(chunk_stores, calls)
 
 
 # -- cache --------------------------------------------------------------------------------------
