@@ -233,7 +233,19 @@ class UnboundedCheckpointLog(InMemoryEventLog):
         self._checkpoints[(tenant_id, checkpoint_name(name))] = position
 
 
+class ReadsNothingForUnstorableText(InMemoryEventLog):
+    """Answers a NUL tenant with an empty log, where PostgreSQL raised a driver error."""
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        if "\x00" in tenant_id or "\ud800" in tenant_id:
+            return []
+        return await super().read(tenant_id, after=after, limit=limit)
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
+    ReadsNothingForUnstorableText: "test_a_tenant_no_store_can_hold_is_refused",
     ReplaysBeforeCheckingRepeats: "test_a_batch_repeating_a_stored_id_raises",
     NegativeVersionConflicts: "test_a_negative_expected_version_is_an_argument_error",
     NamesCheckedOnlyWithEvents: "test_a_bad_stream_name_is_refused_by_every_call_taking_one",

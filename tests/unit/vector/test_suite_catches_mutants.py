@@ -282,6 +282,17 @@ class ScoresWithTwoSquareRoots(InMemoryVectorStore):
         return found
 
 
+class FindsNothingForUnstorableText(InMemoryVectorStore):
+    """Answers a NUL tenant with no matches, where pgvector raised a driver error."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        if "\x00" in tenant_id or "\ud800" in tenant_id:
+            return []
+        return await super().search(tenant_id, query, **kw)
+
+
 class NanMinScoreKeepsEverything(InMemoryVectorStore):
     """Treats a NaN ``min_score`` as no filter, as the in-memory store did."""
 
@@ -351,6 +362,10 @@ CASES = (
         ),
     ),
     Case(UpsertManyIsNotAtomic, ("test_upsert_many_is_all_or_nothing",)),
+    Case(
+        FindsNothingForUnstorableText,
+        ("test_text_arguments_no_store_can_hold_are_refused",),
+    ),
     Case(ScoresWithTwoSquareRoots, ("test_a_vector_matches_itself_at_score_one",)),
     Case(
         NanMinScoreKeepsEverything,
