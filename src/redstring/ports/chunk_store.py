@@ -12,7 +12,7 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 * ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0017).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
 """
 

@@ -9,7 +9,7 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
 * **Idempotent by event id.** Appending events whose ids are all already in the tenant's
   stream returns the stored events and writes nothing, whatever ``expected_version`` says.
   A batch mixing stored and new ids raises ``ValueError``.
-* **One order of checks** in ``append`` (ADR 0017): the stream name (also for an empty
+* **One order of checks** in ``append`` (ADR 0019): the stream name (also for an empty
   batch), then ``expected_version``, then ids repeated within the batch (also when stored:
   ``[A, A]`` raises), then the replay, then the conflict. Every call taking a stream name
   checks it.
@@ -26,7 +26,7 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
   :class:`~redstring.domain.errors.InvalidArgumentError` and writes nothing.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0017).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
 * **Tenancy and copies** as for every store; ``delete_by_tenant`` erases the tenant's
   checkpoints with its events.
 """

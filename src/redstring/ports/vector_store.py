@@ -12,7 +12,7 @@ Rules (enforced by ``redstring.testing.vector_store.VectorStoreCompliance``):
 * Ties in score are broken by ascending entity id text.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0017).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes hold as for every
   store. Storage may be float32: a float32-representable vector survives exactly.
 * ``entity_types`` filters on ``metadata["entity_type"]`` read through :func:`entity_type_of`.

@@ -206,7 +206,7 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
 
     async def test_text_arguments_no_store_can_hold_are_refused(self, store: ChunkStore) -> None:
         """A NUL or lone surrogate in a tenant, source or chunk id raises
-        ``InvalidArgumentError`` rather than a driver error or an empty answer (ADR 0017)."""
+        ``InvalidArgumentError`` rather than a driver error or an empty answer (ADR 0019)."""
         for bad in ("nu\x00l", "sur\ud800"):
             with pytest.raises(InvalidArgumentError):
                 await store.list_sources(TenantId(bad))

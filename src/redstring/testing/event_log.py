@@ -333,7 +333,7 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         assert await store.stream_version(TENANT, STREAM) == 0
 
     async def test_a_tenant_no_store_can_hold_is_refused(self, store: EventLog) -> None:
-        """A NUL or lone surrogate in a tenant id raises ``InvalidArgumentError`` (ADR 0017)."""
+        """A NUL or lone surrogate in a tenant id raises ``InvalidArgumentError`` (ADR 0019)."""
         for bad in (TenantId("nu\x00l"), TenantId("sur\ud800")):
             with pytest.raises(InvalidArgumentError, match="tenant_id"):
                 await store.append(bad, STREAM, events(1))

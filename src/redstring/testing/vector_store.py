@@ -333,7 +333,7 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
     @compliance_settings()
     @given(data=st.data())
     async def test_a_vector_matches_itself_at_score_one(self, data: st.DataObject) -> None:
-        """Searching with a stored vector finds that record at score exactly 1.0 (ADR 0017):
+        """Searching with a stored vector finds that record at score exactly 1.0 (ADR 0019):
         compute the norm as one square root of the product, as pgvector does, and score the
         query at the storage width."""
         tenant = data.draw(tenant_ids())
@@ -492,7 +492,7 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
 
     async def test_text_arguments_no_store_can_hold_are_refused(self, store: VectorStore) -> None:
         """A NUL or lone surrogate in a tenant or entity type raises ``InvalidArgumentError``
-        rather than a driver error or an empty answer (ADR 0017)."""
+        rather than a driver error or an empty answer (ADR 0019)."""
         for bad in ("nu\x00l", "sur\ud800"):
             with pytest.raises(InvalidArgumentError):
                 await store.search(TenantId(bad), self._query())

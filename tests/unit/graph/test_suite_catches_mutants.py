@@ -894,7 +894,7 @@ class ClosesOnlyOnce(InMemoryGraphStore):
         self._closed = True
 
 
-# -- rules every adapter agrees on (ADR 0017) ---------------------------------------------------
+# -- rules every adapter agrees on (ADR 0019) ---------------------------------------------------
 
 
 class ChecksTheAliasIdBeforeTheCanonical(InMemoryGraphStore):
