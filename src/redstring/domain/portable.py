@@ -2,8 +2,8 @@
 
 A value one backend stores and another refuses makes the two adapters different products, so
 the models refuse it for all of them (ADR 0019): JSON has no NaN or infinity (PostgreSQL's
-``json`` refuses them, the in-memory and Neo4j stores kept them); ``jsonb`` holds no NUL; no
-UTF-8 store can hold a lone surrogate; Neo4j indexes at most 8,146 bytes of a string, so a
+``json`` refuses them, the in-memory and Neo4j stores kept them); no UTF-8 store can hold a
+lone surrogate; Neo4j indexes at most 8,146 bytes of a string, so a
 blocking key is bounded in characters well below that. A model field breaking a rule fails
 validation (pydantic's ``ValidationError``, a ``ValueError``) with a message naming the value
 and the rule.
@@ -42,7 +42,9 @@ def check_unicode(value: str, *, what: str = "text") -> str:
 
 
 def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
-    """``value`` if its numbers are finite and its strings (keys too) UTF-8 without NUL.
+    """``value`` if its numbers are finite and its strings (keys too) encode as UTF-8.
+
+    NUL inside a JSON string is fine: every backend stores it escaped (PostgreSQL's ``json``).
 
     Raises :class:`InvalidArgumentError` naming the offending value otherwise.
     """
@@ -63,11 +65,6 @@ def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
 
 
 def _check_json_string(value: str, *, what: str) -> None:
-    if "\x00" in value:
-        raise InvalidArgumentError(
-            f"{what} {value[:40]!r} holds a NUL character, which PostgreSQL's jsonb cannot "
-            "store; drop it or replace it"
-        )
     check_unicode(value, what=what)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
 from redstring.domain.models import Alias, Entity, Provenance, Relationship
+from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
 from redstring.graph.adapters.postgres import PostgresGraphStore
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import GraphStore
@@ -116,9 +117,10 @@ class TestPostgresGraphStoreSpecifics:
     async def test_a_blocking_key_longer_than_an_index_entry_is_stored_and_found(
         self, store: PostgresGraphStore
     ) -> None:
-        """A key of 3,000 multi-byte characters (far past a B-tree entry) is indexed by prefix
-        and matched whole, so a key sharing its first 200 characters does not collide."""
-        long_key = "Person|n:" + "ü" * 3000
+        """The longest key the models allow, of four-byte characters (4 kB, past a B-tree
+        entry), is indexed by prefix and matched whole, so a key sharing its first 200
+        characters does not collide."""
+        long_key = "Person|n:" + "𝄞" * (MAX_BLOCKING_KEY_LENGTH - len("Person|n:"))
         sibling = long_key[:-1] + "x"
         holder = _entity("long", keys=(long_key,))
         other = _entity("other", keys=(sibling,))

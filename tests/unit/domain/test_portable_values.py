@@ -26,16 +26,22 @@ UNPORTABLE_JSON: list[Any] = [
     -math.inf,
     [1, {"deep": math.nan}],
     f"lone {SURROGATE}",
-    "nul\x00inside",
     {f"key {SURROGATE}": 1},
-    {"key\x00": 1},
 ]
-PORTABLE_JSON: list[Any] = [-0.0, 2**200, -(2**70), 1e308, "Zürich ✓ 𝄞", {"nested": [None, True]}]
+PORTABLE_JSON: list[Any] = [
+    -0.0,
+    2**200,
+    -(2**70),
+    1e308,
+    "Zürich ✓ 𝄞",
+    "nul\x00inside",
+    {"key\x00": [None, True]},
+]
 
 
 @pytest.mark.parametrize("value", UNPORTABLE_JSON, ids=repr)
 def test_every_json_field_refuses_what_a_backend_cannot_hold(value: Any) -> None:
-    """Attributes, payloads and metadata refuse NaN, infinities, lone surrogates and NUL."""
+    """Attributes, payloads and metadata refuse NaN, infinities and lone surrogates."""
     builders = (
         lambda: Entity(id=ADA, type="Person", name="Ada", attributes={"x": value}),
         lambda: Relationship(
@@ -62,7 +68,7 @@ def test_every_json_field_refuses_what_a_backend_cannot_hold(value: Any) -> None
 
 @pytest.mark.parametrize("value", PORTABLE_JSON, ids=repr)
 def test_json_every_backend_holds_is_accepted(value: Any) -> None:
-    """Negative zero, integers past 64 bits and any script are JSON every backend keeps."""
+    """Negative zero, integers past 64 bits, NUL and any script are JSON every backend keeps."""
     assert check_json({"x": value}) == {"x": value}
     assert Entity(id=ADA, type="Person", name="Ada", attributes={"x": value}).attributes == {
         "x": value

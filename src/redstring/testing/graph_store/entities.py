@@ -766,9 +766,9 @@ class EntityStoreCases(GraphCases):
     async def test_attribute_values_the_models_accept_come_back_equal(
         self, value: JsonValue
     ) -> None:
-        """NaN, infinities, NUL and lone surrogates are refused by the models (ADR 0019);
-        every other value (-0.0, integers past 64 bits, any script) round trips unchanged on
-        an entity and an edge. A failure here names a value this backend alters."""
+        """NaN, infinities and lone surrogates are refused by the models (ADR 0019); every
+        other value (-0.0, integers past 64 bits, NUL in a string, any script) round trips
+        unchanged on an entity and an edge. A failure here names a value this backend alters."""
         try:
             check_json(value)
         except InvalidArgumentError:
