@@ -235,6 +235,25 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         assert await store.get_by_entity(TENANT, _ENTITIES[0]) == []
         assert await store.get_by_entity(TENANT, _ENTITIES[1]) == [second]
 
+    async def test_a_later_upsert_many_call_replaces_an_earlier_one(
+        self, store: ChunkStore
+    ) -> None:
+        """Last write wins across calls, not only inside one batch.
+
+        ``ON CONFLICT DO NOTHING`` (insert-if-absent) keeps whichever chunk came first; a
+        batch holding both duplicates cannot tell, because an adapter may collapse a batch
+        to its last duplicate before inserting. ``second`` then ``first``, in two calls:
+        ``first`` is what is held, under every read.
+        """
+        first = self._chunk(SOURCE, "The engine ran.", 0, [_ENTITIES[0]], {"v": 1})
+        second = self._chunk(SOURCE, "The engine ran.", 3, [_ENTITIES[1]], {"v": 2})
+        await store.upsert_many(TENANT, [second])
+        await store.upsert_many(TENANT, [first])
+        assert await store.get(TENANT, first.id) == first
+        assert await store.get_by_source(TENANT, SOURCE) == [first]
+        assert await store.get_by_entity(TENANT, _ENTITIES[0]) == [first]
+        assert await store.get_by_entity(TENANT, _ENTITIES[1]) == []
+
     async def test_two_tenants_hold_the_same_chunk_id_independently(
         self, store: ChunkStore
     ) -> None:

@@ -197,6 +197,33 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         assert [len(page) for page in pages] == [2, 2, 1]
         assert [item for page in pages for item in page] == appended
 
+    async def test_read_after_pages_by_position_over_interleaved_tenants(
+        self, store: EventLog
+    ) -> None:
+        """``after`` is a global position, not an offset into the tenant's own events.
+
+        Two tenants' appends interleave, so a tenant's positions have gaps; paging the
+        tenant with ``after`` = the last position read, or resuming after another tenant's
+        position, still visits each of its events once and in order. An adapter using
+        ``after`` as an OFFSET passes every single-tenant case, where positions are 1..n.
+        """
+        mine: list[StoredEvent] = []
+        theirs: list[StoredEvent] = []
+        for _ in range(3):
+            theirs += await store.append(OTHER_TENANT, STREAM, events(2))
+            mine += await store.append(TENANT, STREAM, events(1))
+        pages: list[list[StoredEvent]] = []
+        after = 0
+        while page := await store.read(TENANT, after=after, limit=2):
+            pages.append(page)
+            after = page[-1].position
+        assert [len(page) for page in pages] == [2, 1]
+        assert [item for page in pages for item in page] == mine
+        between = theirs[3].position  # between mine[0] and mine[1]
+        expected = [item for item in mine if item.position > between]
+        assert await store.read(TENANT, after=between) == expected
+        assert await store.read(OTHER_TENANT, after=mine[0].position, limit=3) == theirs[2:5]
+
     async def test_read_stream_returns_only_that_stream_ascending(self, store: EventLog) -> None:
         """Other streams of the same tenant are not part of it."""
         first = await store.append(TENANT, STREAM, events(2))
@@ -441,6 +468,22 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         await store.delete_by_tenant(TENANT)
         again = await store.append(TENANT, STREAM, batch, expected_version=0)
         assert [item.stream_version for item in again] == [1, 2]
+
+    async def test_re_appending_an_erased_event_id_writes_it_again(self, store: EventLog) -> None:
+        """Erasure forgets the tenant's event ids too: the same batch is new, and stored.
+
+        An id index that survives ``delete_by_tenant`` turns the append into a "retry" that
+        answers with the erased events and writes nothing; the versions it returns look
+        right, so the read-back, the version and the new positions are what tell.
+        """
+        batch = events(2)
+        before = await store.append(TENANT, STREAM, batch)
+        await store.delete_by_tenant(TENANT)
+        again = await store.append(TENANT, STREAM, batch)
+        assert await store.read(TENANT) == again
+        assert await store.read_stream(TENANT, STREAM) == again
+        assert await store.stream_version(TENANT, STREAM) == 2
+        assert min(positions(again)) > max(positions(before))
 
     async def test_positions_are_never_reused_after_an_erasure(self, store: EventLog) -> None:
         """A checkpoint taken before an erasure must not skip events written after it."""

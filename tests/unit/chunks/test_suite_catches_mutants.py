@@ -396,6 +396,14 @@ class NoTermsMatchEveryChunk(InMemoryChunkStore):
         return stats.model_copy(update={"document_frequencies": {}})
 
 
+class InsertIfAbsent(InMemoryChunkStore):
+    """``ON CONFLICT DO NOTHING``: a chunk already held is never replaced by a later call."""
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        held = await self.existing_ids(tenant_id, [chunk.id for chunk in chunks])
+        await super().upsert_many(tenant_id, [chunk for chunk in chunks if chunk.id not in held])
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryChunkStore]
@@ -489,6 +497,7 @@ CASES = (
         ),
     ),
     Case(NoTermsMatchEveryChunk, ("test_no_terms_yield_no_candidates",)),
+    Case(InsertIfAbsent, ("test_a_later_upsert_many_call_replaces_an_earlier_one",)),
     *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryChunkStore).items()),
 )
 

@@ -172,6 +172,27 @@ class NegativeCheckpointLog(InMemoryEventLog):
         self._checkpoints[(tenant_id, checkpoint_name(name))] = position
 
 
+class OffsetLog(InMemoryEventLog):
+    """``read(after=)`` as an OFFSET into the tenant's events, right only while positions
+    are 1..n."""
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        everything = await super().read(tenant_id)
+        return everything[after:][:limit]
+
+
+class ErasureKeepsTheIdIndex(InMemoryEventLog):
+    """The event-id index survives ``delete_by_tenant``: an erased id answers as a retry."""
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        remembered = dict(self._by_id)
+        erased = await super().delete_by_tenant(tenant_id)
+        self._by_id.update(remembered)
+        return erased
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
     UncheckedVersionLog: "test_a_stale_expected_version_raises_and_writes_nothing",
     DuplicatingLog: "test_re_appending_a_batch_returns_the_stored_events_and_writes_nothing",
@@ -182,6 +203,8 @@ MUTANTS: dict[type[InMemoryEventLog], str] = {
     UnerasedCheckpointLog: "test_delete_by_tenant_erases_its_checkpoints_and_no_one_elses",
     ForwardOnlyCheckpointLog: "test_the_last_saved_checkpoint_wins_even_backwards",
     NegativeCheckpointLog: "test_a_negative_checkpoint_is_refused_and_saves_nothing",
+    OffsetLog: "test_read_after_pages_by_position_over_interleaved_tenants",
+    ErasureKeepsTheIdIndex: "test_re_appending_an_erased_event_id_writes_it_again",
     **lifecycle_mutants(InMemoryEventLog),
 }
 

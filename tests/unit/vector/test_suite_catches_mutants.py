@@ -7,6 +7,7 @@ against the unbroken adapter to prove the harness itself reports a pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -264,6 +265,17 @@ class MissesAQuarterOfALargeCorpus(InMemoryVectorStore):
         return await InMemoryVectorStore.search(visible, tenant_id, query, **kw)
 
 
+class ExclusiveMinScore(InMemoryVectorStore):
+    """``score > min_score``: a record scoring exactly the threshold is dropped."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        if kw.get("min_score") is not None:
+            kw["min_score"] = math.nextafter(kw["min_score"], math.inf)
+        return await super().search(tenant_id, query, **kw)
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryVectorStore]
@@ -282,6 +294,7 @@ CASES = (
     Case(DeleteAlwaysSaysYes, ("test_delete_returns_whether_the_record_was_there",)),
     Case(FiltersAfterK, ("test_entity_types_and_min_score_apply_before_k",)),
     Case(IgnoresMinScore, ("test_min_score_keeps_exactly_the_records_scoring_at_least_it",)),
+    Case(ExclusiveMinScore, ("test_min_score_is_inclusive_at_an_exact_boundary",)),
     Case(
         EmptyEntityTypesMeansNoFilter,
         ("test_an_empty_entity_types_matches_nothing_and_none_means_no_filter",),
