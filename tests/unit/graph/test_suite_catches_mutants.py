@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -1203,43 +1202,6 @@ CASES: tuple[Case, ...] = (
 )
 
 
-class FailedOnAnExample(BaseException):
-    """A property test's first failing example, carried past hypothesis so it is not shrunk."""
-
-
-@contextmanager
-def first_failure_ends_the_search(name: str) -> Iterator[None]:
-    """Stop a property test at its first failing example instead of shrinking it.
-
-    A mutant only has to be seen failing; shrinking a failure here takes up to hypothesis's
-    five-minute limit and proves nothing more. Hypothesis treats an exception that is not an
-    ``Exception`` as an interruption and lets it through at once.
-    """
-    handle = getattr(getattr(GraphStoreCompliance, name), "hypothesis", None)
-    if handle is None:
-        yield
-        return
-    original = handle.inner_test
-
-    async def stop_at_first_failure(*args: Any, **kwargs: Any) -> None:
-        try:
-            await original(*args, **kwargs)
-        except (Exception, pytest.fail.Exception) as failure:
-            raise FailedOnAnExample(repr(failure)) from failure
-
-    handle.inner_test = stop_at_first_failure
-    try:
-        yield
-    finally:
-        handle.inner_test = original
-
-
-def outcome(suite: GraphStoreCompliance, name: str) -> BaseException | None:
-    """What ``suite.<name>`` raised, or ``None`` when it passed."""
-    with first_failure_ends_the_search(name):
-        return run_suite_test(suite, name)
-
-
 def suite_for(adapter: Callable[[], GraphStore]) -> GraphStoreCompliance:
     """The suite, unchanged but for its adapter."""
 
@@ -1254,7 +1216,7 @@ def suite_for(adapter: Callable[[], GraphStore]) -> GraphStoreCompliance:
 def test_the_suite_catches_the_mutant(case: Case) -> None:
     """Every test named for the mutant fails on it."""
     suite = suite_for(case.mutant)
-    survived = [name for name in case.caught_by if outcome(suite, name) is None]
+    survived = [name for name in case.caught_by if run_suite_test(suite, name) is None]
     assert survived == [], f"{case.mutant.__name__} passed {survived}"
 
 
@@ -1262,7 +1224,7 @@ def test_the_catching_tests_pass_on_the_unbroken_adapter() -> None:
     """The same tests, run the same way, pass on InMemoryGraphStore: the harness can pass."""
     suite = suite_for(InMemoryGraphStore)
     names = sorted({name for case in CASES for name in case.caught_by})
-    failures = {name: repr(failure) for name in names if (failure := outcome(suite, name))}
+    failures = {name: repr(failure) for name in names if (failure := run_suite_test(suite, name))}
     assert failures == {}
 
 
