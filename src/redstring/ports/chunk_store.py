@@ -29,7 +29,11 @@ class ChunkWriter(AsyncClosable, Protocol):
     """Writes passages."""
 
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
-        """Insert or replace every chunk in one atomic write; the last duplicate id wins."""
+        """Insert or replace every chunk in one atomic write; the last duplicate id wins.
+
+        Last write wins across calls too: a chunk already held is replaced, never kept
+        (insert-if-absent is a defect).
+        """
         ...
 
     async def replace_source(

@@ -10,14 +10,17 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
   stream returns the stored events and writes nothing, whatever ``expected_version`` says.
   A batch mixing stored and new ids raises ``ValueError``.
 * **Atomic.** A batch is appended whole or not at all; stream versions have no gaps.
-* **Ordered.** ``position`` increases strictly across the whole log; ``read`` returns a
-  tenant's events ascending by position, strictly after ``after``.
+* **Ordered.** ``position`` increases strictly across the whole log and is never reused,
+  erasure included; ``read`` returns a tenant's events ascending by position, strictly
+  after ``after``, which is a position (a tenant's positions have gaps where other tenants'
+  events went), never an offset.
 * **Checkpoints.** ``save_checkpoint`` stores a projection's position under a name, per
   tenant; ``checkpoint`` returns the last one saved (last write wins, so it may move backwards)
   or 0. A negative position or a name breaking the stream-name rule raises
   :class:`~redstring.domain.errors.InvalidArgumentError` and writes nothing.
 * **Tenancy and copies** as for every store; ``delete_by_tenant`` erases the tenant's
-  checkpoints with its events.
+  checkpoints and event ids with its events: an erased stream starts again at version 1
+  and re-appending an erased event id stores it again.
 """
 
 from __future__ import annotations

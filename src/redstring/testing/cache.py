@@ -7,7 +7,7 @@ windows, duplicate hits, which TTLs are refreshed and which are not, sub-second,
 infinite TTLs, key text that a careless backend folds together) are stated in port terms and
 asserted identically for every adapter.
 
-Opt in with a **module-level** ``cache`` fixture and an empty subclass::
+Opt in with a ``cache`` fixture, at module level or on the subclass, and an empty subclass::
 
     @pytest.fixture
     def cache() -> MemoryCache:
@@ -22,7 +22,7 @@ random suffix, so no flush is needed between tests or between hypothesis example
 
 Time: window positions (``at``, ``since``) are arguments anchored on :data:`NOW`, never slept
 for. Expiry is the backend's own clock, which a caller cannot supply, so the cases in the
-"expiry" section really sleep, at most 0.15 s each. Adapter-specific tests should anchor on
+"expiry" section really sleep, at most 0.5 s each. Adapter-specific tests should anchor on
 the same :data:`NOW` rather than inventing another instant.
 """
 
