@@ -6,6 +6,7 @@ Each is the adapter with one broken promise of ``redstring.ports.lifecycle.Async
 
 from __future__ import annotations
 
+import functools
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -19,8 +20,12 @@ CAUGHT_BY = {
 """Mutant name suffix -> the LifecycleCases case written for it."""
 
 
+@functools.cache
 def lifecycle_mutants(adapter: type[StoreT]) -> dict[type[StoreT], str]:
-    """``adapter`` with each lifecycle defect, mapped to the case that must catch it."""
+    """``adapter`` with each lifecycle defect, mapped to the case that must catch it.
+
+    Cached, so every call for one adapter names the same three classes.
+    """
     base: Any = adapter
 
     class ExitSwallowsExceptions(base):  # type: ignore[misc]

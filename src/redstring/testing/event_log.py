@@ -44,6 +44,8 @@ PROJECTION = "graph"
 OTHER_PROJECTION = "vectors"
 INVALID_CHECKPOINT_NAMES = ("", f" {PROJECTION}", f"\t{PROJECTION}", "gra\x00ph", "g" * 257)
 """Names breaking the stream-name rule: empty, leading whitespace, NUL, 257 characters."""
+INVALID_STREAM_NAMES = ("", f" {PROJECTION}", f"\t{PROJECTION}", "entity\x00-7", "s" * 257)
+"""The same rule for streams: ``f" {PROJECTION}"`` resembles the valid ``PROJECTION``."""
 
 
 def event(event_type: str = "EntityCreated", **payload: JsonValue) -> NewEvent:
@@ -342,6 +344,75 @@ class EventLogCompliance(LifecycleCases[EventLog]):
             await store.append(TENANT, STREAM, [newcomer, replayed])
         assert await store.read(TENANT) == stored
         assert await store.stream_version(TENANT, STREAM) == 1
+
+    async def test_an_event_id_belongs_to_one_stream_of_its_tenant(self, store: EventLog) -> None:
+        """Appending a stored id to another stream raises ``ValueError`` and writes nothing.
+
+        It is neither a retry (the stream differs) nor a new event (the id is taken); storing
+        it again would give one event two versions.
+        """
+        stored = await store.append(TENANT, STREAM, events(1))
+        again = NewEvent(event_id=stored[0].event_id, type=stored[0].type)
+        with pytest.raises(ValueError, match=r"."):
+            await store.append(TENANT, OTHER_STREAM, [again])
+        assert await store.stream_version(TENANT, OTHER_STREAM) == 0
+        assert await store.read(TENANT) == stored
+
+    async def test_a_batch_naming_one_new_id_twice_raises_and_writes_nothing(
+        self, store: EventLog
+    ) -> None:
+        """One id twice in a batch is a caller's mistake, not a retry: ``ValueError``."""
+        twice = event("EntityCreated", name="Ada")
+        with pytest.raises(ValueError, match=r"."):
+            await store.append(TENANT, STREAM, [event(), twice, twice])
+        assert await store.stream_version(TENANT, STREAM) == 0
+        assert await store.read(TENANT) == []
+
+    async def test_an_empty_batch_writes_nothing_and_returns_nothing(self, store: EventLog) -> None:
+        """Nothing to append is not an error: ``[]`` back, and the stream does not move."""
+        await store.append(TENANT, STREAM, events(1))
+        assert await store.append(TENANT, STREAM, []) == []
+        assert await store.append(TENANT, STREAM, [], expected_version=1) == []
+        assert await store.stream_version(TENANT, STREAM) == 1
+        assert len(await store.read(TENANT)) == 1
+
+    async def test_an_invalid_stream_name_raises_and_writes_nothing(self, store: EventLog) -> None:
+        """Stream names follow the checkpoint-name rule; a bad one raises ``ValueError`` naming
+        the stream, and no valid name it resembles (``"x"`` for ``" x"``) gains an event."""
+        for stream in INVALID_STREAM_NAMES:
+            with pytest.raises(ValueError, match="stream"):
+                await store.append(TENANT, stream, events(1))
+        assert await store.read(TENANT) == []
+        assert await store.stream_version(TENANT, PROJECTION) == 0
+
+    async def test_a_negative_limit_raises_value_error(self, store: EventLog) -> None:
+        """``limit=-1`` is refused, naming the value: not read as "no limit" nor as zero."""
+        await store.append(TENANT, STREAM, events(2))
+        with pytest.raises(ValueError, match="-1"):
+            await store.read(TENANT, limit=-1)
+
+    async def test_a_payload_round_trips_exactly(self, store: EventLog) -> None:
+        """Any JSON survives: non-ASCII and escapes, NUL, integers past 64 bits, float extremes.
+
+        A JSON column or driver that reads big integers as floats, or ``1e308`` as an int,
+        changes what a projection replays.
+        """
+        payload: dict[str, JsonValue] = {
+            "text": 'Zürich 東京 «quoted» "double" \\ back\nline',
+            "nul": "a\x00b",
+            "big": 2**70,
+            "negative": -(2**64),
+            "float": 0.1,
+            "huge": 1e308,
+            "tiny": 5e-324,
+            "nested": [{"ß": None}, True, -0.5, []],
+        }
+        [stored] = await store.append(TENANT, STREAM, [event("Payload", **payload)])
+        [read] = await store.read(TENANT)
+        assert read == stored
+        assert read.payload == payload
+        assert type(read.payload["big"]) is int
+        assert type(read.payload["huge"]) is float
 
     # --- tenancy -------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ defect.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -179,6 +180,8 @@ class OffsetLog(InMemoryEventLog):
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:
+        if limit is not None:
+            await super().read(tenant_id, limit=limit)  # the adapter's own argument check
         everything = await super().read(tenant_id)
         return everything[after:][:limit]
 
@@ -193,6 +196,101 @@ class ErasureKeepsTheIdIndex(InMemoryEventLog):
         return erased
 
 
+class IdPerStreamLog(InMemoryEventLog):
+    """Ids looked up per stream: a stored id appended to another stream is stored again."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        for item in events:
+            held = self._by_id.get((tenant_id, item.event_id))
+            if held is not None and held.stream != stream:
+                del self._by_id[(tenant_id, item.event_id)]
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class DeduplicatingBatchLog(InMemoryEventLog):
+    """A batch naming one id twice is quietly collapsed to its last event."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        unique = list({item.event_id: item for item in events}.values())
+        return await super().append(tenant_id, stream, unique, expected_version=expected_version)
+
+
+class EmptyBatchIsAnErrorLog(InMemoryEventLog):
+    """``INSERT ... VALUES`` built from no rows: an empty batch fails instead of doing nothing."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        if not events:
+            raise RuntimeError("syntax error at or near ')'")
+        return await super().append(tenant_id, stream, events, expected_version=expected_version)
+
+
+class StrippingStreamLog(InMemoryEventLog):
+    """Stream names trimmed instead of validated: " graph" lands in "graph"."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        name = stream.strip()[:256] or "default"
+        return await super().append(tenant_id, name, events, expected_version=expected_version)
+
+
+class NegativeLimitMeansNoneLog(InMemoryEventLog):
+    """``LIMIT`` built with ``GREATEST(limit, 0)``: a negative page size reads as zero."""
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        return await super().read(
+            tenant_id, after=after, limit=None if limit is None else max(limit, 0)
+        )
+
+
+class DoubleJsonLog(InMemoryEventLog):
+    """A JSON layer that reads every number as a double: 2**70 comes back as a float."""
+
+    async def append(
+        self,
+        tenant_id: TenantId,
+        stream: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int | None = None,
+    ) -> list[StoredEvent]:
+        doubled = [
+            item.model_copy(
+                update={"payload": json.loads(json.dumps(item.payload), parse_int=float)}
+            )
+            for item in events
+        ]
+        return await super().append(tenant_id, stream, doubled, expected_version=expected_version)
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
     UncheckedVersionLog: "test_a_stale_expected_version_raises_and_writes_nothing",
     DuplicatingLog: "test_re_appending_a_batch_returns_the_stored_events_and_writes_nothing",
@@ -205,6 +303,12 @@ MUTANTS: dict[type[InMemoryEventLog], str] = {
     NegativeCheckpointLog: "test_a_negative_checkpoint_is_refused_and_saves_nothing",
     OffsetLog: "test_read_after_pages_by_position_over_interleaved_tenants",
     ErasureKeepsTheIdIndex: "test_re_appending_an_erased_event_id_writes_it_again",
+    IdPerStreamLog: "test_an_event_id_belongs_to_one_stream_of_its_tenant",
+    DeduplicatingBatchLog: "test_a_batch_naming_one_new_id_twice_raises_and_writes_nothing",
+    EmptyBatchIsAnErrorLog: "test_an_empty_batch_writes_nothing_and_returns_nothing",
+    StrippingStreamLog: "test_an_invalid_stream_name_raises_and_writes_nothing",
+    NegativeLimitMeansNoneLog: "test_a_negative_limit_raises_value_error",
+    DoubleJsonLog: "test_a_payload_round_trips_exactly",
     **lifecycle_mutants(InMemoryEventLog),
 }
 
@@ -247,3 +351,25 @@ def test_the_generated_history_catches_an_unchecked_version() -> None:
     """The model-based property is evidence in its own right, not only the examples."""
     failures = _failures(UncheckedVersionLog)
     assert "test_a_history_of_appends_matches_a_model_of_the_log" in failures
+
+
+ALONE = (
+    UnerasedCheckpointLog,
+    NegativeCheckpointLog,
+    OffsetLog,
+    ErasureKeepsTheIdIndex,
+    IdPerStreamLog,
+    DeduplicatingBatchLog,
+    EmptyBatchIsAnErrorLog,
+    StrippingStreamLog,
+    NegativeLimitMeansNoneLog,
+    DoubleJsonLog,
+    *lifecycle_mutants(InMemoryEventLog),
+)
+"""Mutants exactly one case catches: weakening that case lets the mutant pass, visibly."""
+
+
+@pytest.mark.parametrize("mutant", ALONE, ids=lambda cls: cls.__name__)
+def test_the_mutant_is_caught_by_its_case_alone(mutant: type[InMemoryEventLog]) -> None:
+    """Nothing else in the suite fails on it."""
+    assert sorted(_failures(mutant)) == [MUTANTS[mutant]]
