@@ -67,6 +67,38 @@ class BlankAcceptingProvider(FakeEmbeddingProvider):
         return [self._vector(text) for text in texts]
 
 
+class PerCharacterProvider(FakeEmbeddingProvider):
+    """No check for a bare ``str``: "Lovelace" is eight one-letter texts."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await super().embed(list(texts))
+
+
+class SharedDuplicatesProvider(FakeEmbeddingProvider):
+    """A de-duplicated batch answers each repeat with the very list of its first occurrence."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        distinct = list(dict.fromkeys(texts))
+        vectors = dict(zip(distinct, await super().embed(distinct), strict=True))
+        return [vectors[text] for text in texts]
+
+
+class CachingByReferenceProvider(FakeEmbeddingProvider):
+    """A cache that hands out its own stored lists instead of copies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cache: dict[str, list[float]] = {}
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        fresh = [text for text in dict.fromkeys(texts) if text not in self._cache]
+        self._cache.update(zip(fresh, await super().embed(fresh), strict=True))
+        return [
+            self._cache[text] if texts.count(text) == 1 else list(self._cache[text])
+            for text in texts
+        ]
+
+
 MUTANTS: dict[type[FakeEmbeddingProvider], str] = {
     ReversingProvider: "test_order_is_preserved[embed]",
     SortingDedupProvider: "test_order_is_preserved[embed]",
@@ -76,6 +108,9 @@ MUTANTS: dict[type[FakeEmbeddingProvider], str] = {
     ),
     QuerySideReversingProvider: "test_order_is_preserved[embed_query]",
     BlankAcceptingProvider: "test_a_blank_text_raises_empty_text_error[embed]",
+    PerCharacterProvider: "test_a_bare_string_is_refused_not_split_into_characters[embed]",
+    SharedDuplicatesProvider: "test_each_position_holds_its_own_list[embed]",
+    CachingByReferenceProvider: "test_each_position_holds_its_own_list[embed]",
 }
 
 
