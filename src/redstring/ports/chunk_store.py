@@ -4,11 +4,13 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 
 * Chunk ids are content-addressed, so two tenants can hold the same id: key on
   ``(tenant_id, id)`` and compare both parts.
-* ``replace_source`` is one atomic operation: afterwards the source holds exactly the given
-  chunks, and an empty sequence means "this source now has no chunks".
+* ``replace_source`` is one atomic operation, concurrent calls included: afterwards the
+  source holds exactly one caller's chunks, and an empty sequence means "this source now
+  has no chunks". Source ids are kept whole, however long.
 * ``lexical_candidates`` returns term statistics and never ranks; ranking is
   ``redstring.domain.chunk_ranking`` so adapters cannot disagree about relevance. Text is
-  tokenised with ``redstring.domain.chunk_ranking.tokenize``.
+  tokenised with ``redstring.domain.chunk_ranking.tokenize``; every token is a term, ``null``
+  included.
 * ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
 """

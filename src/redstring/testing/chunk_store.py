@@ -9,6 +9,7 @@ Subclass it and return a fresh, empty store::
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -376,6 +377,35 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
             SOURCE, "Kept as written.", 0, [_ENTITIES[0]], {"tags": ["a"]}
         )
 
+    async def test_concurrent_replacements_of_one_source_never_mix(self, store: ChunkStore) -> None:
+        """Eight ``replace_source`` calls at once leave exactly one caller's chunks.
+
+        Atomic means atomic under concurrency too: a delete then an insert with an
+        ``await`` between them lets two callers' deletes run first and both inserts land.
+        """
+        versions = [
+            [self._chunk(SOURCE, f"version {n} part {part}.", part) for part in range(3)]
+            for n in range(8)
+        ]
+        await asyncio.gather(*(store.replace_source(TENANT, SOURCE, chunks) for chunks in versions))
+        held = await store.get_by_source(TENANT, SOURCE)
+        assert held in versions, f"the source holds a mix of {len(held)} chunks"
+        stats = await store.lexical_candidates(TENANT, ["version"])
+        assert (stats.corpus_size, stats.document_frequencies) == (3, {"version": 3})
+
+    async def test_a_long_multibyte_source_id_is_kept_whole(self, store: ChunkStore) -> None:
+        """A source id of 1,024 four-byte characters is stored, listed, replaced and deleted
+        whole, and one sharing its first 1,023 characters stays another source."""
+        long = SourceId("𝄞" * 1024)
+        twin = SourceId("𝄞" * 1023 + "x")
+        chunks = [self._chunk(long, "one.", 0), self._chunk(long, "two.", 1)]
+        await store.upsert_many(TENANT, [*chunks, self._chunk(twin, "twin.")])
+        assert await store.get_by_source(TENANT, long) == chunks
+        await store.replace_source(TENANT, long, chunks[1:])
+        assert await store.list_sources(TENANT) == {long: 1, twin: 1}
+        assert await store.delete_by_source(TENANT, long) == 1
+        assert await store.list_sources(TENANT) == {twin: 1}
+
     # -- reads ----------------------------------------------------------------------------
 
     async def test_get_by_source_orders_by_chunk_index_then_id(self, store: ChunkStore) -> None:
@@ -528,6 +558,16 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         assert found.candidates == []
         found = await store.lexical_candidates(TENANT, ["graph"])
         assert [c.term_frequencies for c in found.candidates] == [{"graph": 2}]
+
+    async def test_a_term_spelled_like_null_is_a_word(self, store: ChunkStore) -> None:
+        """``null`` is a token like any other, not SQL's NULL, and ``NULL`` folds to it."""
+        chunk = self._chunk(SOURCE, "NULL and null, then nul.")
+        await store.upsert_many(TENANT, [chunk])
+        stats = await store.lexical_candidates(TENANT, ["null", "nul", "and"])
+        assert stats.document_frequencies == {"null": 1, "nul": 1, "and": 1}
+        [candidate] = stats.candidates
+        assert candidate.term_frequencies == {"null": 2, "nul": 1, "and": 1}
+        assert candidate.length == 5
 
     async def test_no_terms_yield_no_candidates(self, store: ChunkStore) -> None:
         """An empty term list matches nothing; the corpus totals still describe the corpus."""

@@ -210,45 +210,6 @@ class TestPostgresChunkStoreSpecifics:
         back = await chunks_pool.fetchval("SELECT $1::text::text[]", literal)
         assert back == [f"Tg_-{value}" for value in values]
 
-    async def test_a_token_spelled_like_null_or_an_array_brace_stays_a_term(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """Terms travel as quoted array elements, so ``null`` is a word rather than SQL's
-        NULL; ``NULL`` folds to the same word."""
-        chunk = _chunk("NULL and null, then nul.")
-        await store.upsert_many(TENANT, [chunk])
-        stats = await store.lexical_candidates(TENANT, ["null", "nul", "and"])
-        assert stats.document_frequencies == {"null": 1, "nul": 1, "and": 1}
-        [candidate] = stats.candidates
-        assert candidate.term_frequencies == {"null": 2, "nul": 1, "and": 1}
-        assert candidate.length == 5
-
-    async def test_a_long_multibyte_source_id_is_stored_and_replaced(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """A source id of 1,024 four-byte characters (beyond a B-tree entry) works everywhere."""
-        source = "𝄞" * 1024
-        chunks = [_chunk("one.", source=source, index=0), _chunk("two.", source=source, index=1)]
-        await store.upsert_many(TENANT, chunks)
-        assert await store.get_by_source(TENANT, SourceId(source)) == chunks
-        await store.replace_source(TENANT, SourceId(source), chunks[1:])
-        assert await store.list_sources(TENANT) == {source: 1}
-        assert await store.delete_by_source(TENANT, SourceId(source)) == 1
-
-    async def test_concurrent_replacements_of_a_source_never_mix(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """Eight concurrent replace_source calls leave exactly one caller's chunk set."""
-        versions = [
-            [_chunk(f"version {n} part {part}.", index=part) for part in range(3)] for n in range(8)
-        ]
-        await asyncio.gather(*(store.replace_source(TENANT, SOURCE, v) for v in versions))
-        final = await store.get_by_source(TENANT, SOURCE)
-        assert final in versions
-        stats = await store.lexical_candidates(TENANT, ["version"])
-        assert stats.corpus_size == 3
-        assert stats.document_frequencies == {"version": 3}
-
     async def test_lexical_candidates_read_one_consistent_statement(
         self, chunks_pool: asyncpg.Pool
     ) -> None:

@@ -7,6 +7,7 @@ unbroken adapter to prove the harness itself can report a pass.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -404,6 +405,47 @@ class InsertIfAbsent(InMemoryChunkStore):
         await super().upsert_many(tenant_id, [chunk for chunk in chunks if chunk.id not in held])
 
 
+class ReplaceSourceAwaitsBetweenItsSteps(InMemoryChunkStore):
+    """Delete, yield to the loop, insert: concurrent replacements interleave and mix."""
+
+    async def replace_source(
+        self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        await self.delete_by_source(tenant_id, source_id)
+        await asyncio.sleep(0)
+        await self.upsert_many(tenant_id, chunks)
+
+
+class TruncatesSourceIds(InMemoryChunkStore):
+    """A source column of 1,023 characters (or a B-tree entry of that many bytes)."""
+
+    async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
+        await super().upsert_many(
+            tenant_id,
+            [chunk.model_copy(update={"source_id": chunk.source_id[:1023]}) for chunk in chunks],
+        )
+
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        return await super().get_by_source(tenant_id, SourceId(source_id[:1023]))
+
+    async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        return await super().delete_by_source(tenant_id, SourceId(source_id[:1023]))
+
+
+class NullIsNoTerm(InMemoryChunkStore):
+    """The token ``null`` travels unquoted and becomes SQL NULL: it is never counted."""
+
+    async def lexical_candidates(
+        self, tenant_id: TenantId, terms: Collection[str]
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, [t for t in terms if t != "null"])
+        if "null" not in terms:
+            return stats
+        return stats.model_copy(
+            update={"document_frequencies": {**stats.document_frequencies, "null": 0}}
+        )
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryChunkStore]
@@ -498,6 +540,12 @@ CASES = (
     ),
     Case(NoTermsMatchEveryChunk, ("test_no_terms_yield_no_candidates",)),
     Case(InsertIfAbsent, ("test_a_later_upsert_many_call_replaces_an_earlier_one",)),
+    Case(
+        ReplaceSourceAwaitsBetweenItsSteps,
+        ("test_concurrent_replacements_of_one_source_never_mix",),
+    ),
+    Case(TruncatesSourceIds, ("test_a_long_multibyte_source_id_is_kept_whole",)),
+    Case(NullIsNoTerm, ("test_a_term_spelled_like_null_is_a_word",)),
     *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryChunkStore).items()),
 )
 
