@@ -23,7 +23,7 @@ from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.adapters.memory import InMemoryVectorStore
 from tests.compliance_coverage import isolation_test_names
 from tests.lifecycle_mutants import lifecycle_mutants
-from tests.suite_failures import failing_cases, run_suite_test
+from tests.suite_failures import run_suite_test
 
 
 class ReturnsTheStoredRecord(InMemoryVectorStore):
@@ -493,26 +493,6 @@ def test_every_case_is_named_by_a_mutant_or_says_why_not() -> None:
     cases = {name for name in dir(VectorStoreCompliance) if name.startswith("test_")}
     named = {name for case in CASES for name in case.caught_by}
     assert cases - named - set(NO_MUTANT_OF_ITS_OWN) == set()
-
-
-ALONE = (
-    ExclusiveMinScore,
-    ReportsAnotherDimension,
-    UpsertChecksOnlyTheNorm,
-    KZeroMeansTheDefault,
-    DefaultKIsFive,
-    *lifecycle_mutants(InMemoryVectorStore),
-)
-"""Mutants exactly one case catches: weakening that case lets the mutant pass, visibly."""
-
-
-@pytest.mark.parametrize("mutant", ALONE, ids=lambda cls: cls.__name__)
-def test_the_mutant_is_caught_by_its_case_alone(mutant: type[InMemoryVectorStore]) -> None:
-    """The whole suite runs against the mutant and only its case fails."""
-    suite = suite_for(mutant, VectorStoreCompliance.DIMENSION)
-    [case] = [case for case in CASES if case.mutant is mutant]
-    failures = failing_cases(suite, {"store": {"": suite.new_store}})
-    assert sorted(failures) == list(case.caught_by)
 
 
 def test_the_recall_mutant_is_exact_on_small_tenants() -> None:
