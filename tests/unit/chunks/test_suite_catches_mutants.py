@@ -446,6 +446,45 @@ class NullIsNoTerm(InMemoryChunkStore):
         )
 
 
+class StartsWithAChunk(InMemoryChunkStore):
+    """Not empty when handed over, as a store after an incomplete wipe would be."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        leftover = ChunkStoreCompliance._chunk(SourceId("leftover.md"), "Left over.")
+        self._rows[(TenantId("tenant-a"), leftover.id)] = self._row(leftover)
+
+
+class GetBySourceOfEverySource(InMemoryChunkStore):
+    """The source filter forgotten: every chunk of the tenant, in source order."""
+
+    async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
+        rows = self._tenant_rows(tenant_id)
+        return sorted(
+            (row.chunk.model_copy(deep=True) for row in rows),
+            key=lambda chunk: (chunk.chunk_index, chunk.id),
+        )
+
+
+class GetManyMapsAbsentIdsToNone(InMemoryChunkStore):
+    """A LEFT JOIN over the asked ids: an absent id comes back mapped to None."""
+
+    async def get_many(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> dict[ChunkId, StoredChunk]:
+        found = await super().get_many(tenant_id, chunk_ids)
+        return {chunk_id: found.get(chunk_id) for chunk_id in chunk_ids}  # type: ignore[misc]
+
+
+class ExistingIdsEchoesTheQuestion(InMemoryChunkStore):
+    """Every id asked about reported as held, so a re-run skips text it never stored."""
+
+    async def existing_ids(
+        self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
+    ) -> set[ChunkId]:
+        return set(chunk_ids)
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryChunkStore]
@@ -546,6 +585,13 @@ CASES = (
     ),
     Case(TruncatesSourceIds, ("test_a_long_multibyte_source_id_is_kept_whole",)),
     Case(NullIsNoTerm, ("test_a_term_spelled_like_null_is_a_word",)),
+    Case(StartsWithAChunk, ("test_a_new_store_holds_nothing",)),
+    Case(
+        GetBySourceOfEverySource,
+        ("test_get_by_source_returns_the_sources_chunks_in_order",),
+    ),
+    Case(GetManyMapsAbsentIdsToNone, ("test_get_many_returns_the_held_chunks_keyed_by_id",)),
+    Case(ExistingIdsEchoesTheQuestion, ("test_existing_ids_reports_which_ids_are_held",)),
     *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryChunkStore).items()),
 )
 
@@ -587,3 +633,19 @@ def test_every_named_test_is_a_suite_test() -> None:
     """Each row names tests the suite has, so a rename in the suite fails here by name."""
     names = {name for case in CASES for name in case.caught_by}
     assert {name for name in names if not hasattr(ChunkStoreCompliance, name)} == set()
+
+
+NO_MUTANT_OF_ITS_OWN = {
+    "test_the_store_satisfies_the_port": (
+        "an isinstance smoke check: a store missing a member fails every case that calls it"
+    ),
+    "test_the_suite_is_run_unchanged": "the guard against overridden cases, tested in graph",
+}
+"""Suite cases no mutant names, and why none is written for them."""
+
+
+def test_every_case_is_named_by_a_mutant_or_says_why_not() -> None:
+    """A new suite case arrives with its mutant; a case without one is a visible decision."""
+    cases = {name for name in dir(ChunkStoreCompliance) if name.startswith("test_")}
+    named = {name for case in CASES for name in case.caught_by}
+    assert cases - named - set(NO_MUTANT_OF_ITS_OWN) == set()
