@@ -84,6 +84,23 @@ def positions(stored: list[StoredEvent]) -> list[int]:
     return [item.position for item in stored]
 
 
+async def pages_of(
+    store: EventLog, tenant: TenantId, *, size: int, at_most: int
+) -> list[list[StoredEvent]]:
+    """Read the tenant's log in pages of ``size``, each resuming after the last position read.
+
+    Stops at the first empty page, and fails after ``at_most`` pages: an ``after`` that is
+    not exclusive would otherwise return the same page for ever.
+    """
+    pages: list[list[StoredEvent]] = []
+    after = 0
+    while page := await store.read(tenant, after=after, limit=size):
+        pages.append(page)
+        assert len(pages) <= at_most, f"still reading after {at_most} pages: is after exclusive?"
+        after = page[-1].position
+    return pages
+
+
 def strictly_increasing(values: list[int]) -> bool:
     """True when every value is greater than the one before it."""
     return all(earlier < later for earlier, later in itertools.pairwise(values))
@@ -191,11 +208,7 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         """Resuming after the last position read, in pages of two, reassembles the log."""
         appended = await store.append(TENANT, STREAM, events(3))
         appended += await store.append(TENANT, OTHER_STREAM, events(2))
-        pages: list[list[StoredEvent]] = []
-        after = 0
-        while page := await store.read(TENANT, after=after, limit=2):
-            pages.append(page)
-            after = page[-1].position
+        pages = await pages_of(store, TENANT, size=2, at_most=len(appended) + 1)
         assert [len(page) for page in pages] == [2, 2, 1]
         assert [item for page in pages for item in page] == appended
 
@@ -214,11 +227,7 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         for _ in range(3):
             theirs += await store.append(OTHER_TENANT, STREAM, events(2))
             mine += await store.append(TENANT, STREAM, events(1))
-        pages: list[list[StoredEvent]] = []
-        after = 0
-        while page := await store.read(TENANT, after=after, limit=2):
-            pages.append(page)
-            after = page[-1].position
+        pages = await pages_of(store, TENANT, size=2, at_most=len(mine) + 1)
         assert [len(page) for page in pages] == [2, 1]
         assert [item for page in pages for item in page] == mine
         between = theirs[3].position  # between mine[0] and mine[1]
