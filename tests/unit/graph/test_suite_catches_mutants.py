@@ -1243,3 +1243,10 @@ def test_every_read_method_has_a_tenant_mutant_and_a_copy_mutant() -> None:
         (read, kind) for read in READS for kind in ("returns_copies", "never_crosses_tenants")
     }
     assert expected - watched == set()
+
+
+def test_every_case_is_named_by_a_mutant() -> None:
+    """A new suite case arrives with its mutant (the guard is tested in the memory store)."""
+    cases = {name for name in dir(GraphStoreCompliance) if name.startswith("test_")}
+    named = {name for case in CASES for name in case.caught_by}
+    assert cases - named == {"test_the_suite_is_run_unchanged"}
