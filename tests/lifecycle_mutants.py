@@ -16,6 +16,7 @@ CAUGHT_BY = {
     "ExitSwallowsExceptions": "test_the_block_form_never_suppresses_an_exception",
     "EnterReturnsNone": "test_the_block_form_binds_the_store",
     "ClosesOnlyOnce": "test_close_is_safe_to_call_twice",
+    "ExitLeavesItOpen": "test_the_block_form_closes_the_store_once",
 }
 """Mutant name suffix -> the LifecycleCases case written for it."""
 
@@ -57,8 +58,19 @@ def lifecycle_mutants(adapter: type[StoreT]) -> dict[type[StoreT], str]:
             self._closed_once = True
             await super().close()
 
+    class ExitLeavesItOpen(base):  # type: ignore[misc]
+        """``__aexit__`` that returns without calling ``close``: every block leaks."""
+
+        async def __aexit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc: BaseException | None,
+            tb: TracebackType | None,
+        ) -> None:
+            return None
+
     mutants: dict[type[StoreT], str] = {}
-    for mutant in (ExitSwallowsExceptions, EnterReturnsNone, ClosesOnlyOnce):
+    for mutant in (ExitSwallowsExceptions, EnterReturnsNone, ClosesOnlyOnce, ExitLeavesItOpen):
         suffix = mutant.__name__
         mutant.__name__ = mutant.__qualname__ = f"{adapter.__name__}{suffix}"
         mutants[mutant] = CAUGHT_BY[suffix]

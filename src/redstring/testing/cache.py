@@ -29,6 +29,7 @@ the same :data:`NOW` rather than inventing another instant.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import re
 import uuid
@@ -471,6 +472,26 @@ class CacheCompliance(SuiteGuard):
         """A second ``close`` is a no-op, not an error."""
         await cache.close()
         await cache.close()
+
+    async def test_the_block_form_closes_the_cache_once(self, cache: Cache) -> None:
+        """Leaving ``async with cache`` calls ``cache.close()`` exactly once, also on an error."""
+        calls: list[str] = []
+        original = cache.close
+
+        async def counting_close() -> None:
+            calls.append("close")  # counted, not performed: closing twice is another case
+
+        cache.close = counting_close  # type: ignore[method-assign]
+        try:
+            async with cache:
+                pass
+            assert calls == ["close"], f"close was called {len(calls)} times on leaving the block"
+            with contextlib.suppress(RuntimeError):  # propagating it is another case
+                async with cache:
+                    raise RuntimeError("body failed")
+            assert calls == ["close", "close"], "close was not called when the block raised"
+        finally:
+            cache.close = original  # type: ignore[method-assign]
 
     async def test_the_block_form_binds_the_cache_and_never_suppresses(self, cache: Cache) -> None:
         """``async with cache as bound`` binds the cache itself and lets exceptions through."""

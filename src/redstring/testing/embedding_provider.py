@@ -195,7 +195,7 @@ class EmbeddingProviderCompliance(SuiteGuard):
         """``embed("Lovelace")`` raises ``ValueError``: a ``str`` is a sequence of characters,
         and one vector per letter is never what the caller meant."""
         with pytest.raises(ValueError, match=r"."):
-            await embed("Lovelace")  # type: ignore[arg-type]
+            await embed("Lovelace")
 
     async def test_a_blank_text_raises_empty_text_error(self, embed: Embed) -> None:
         """Blank input is refused (``EmptyTextError``, a ``ValueError``), alone or in a batch."""

@@ -327,6 +327,13 @@ class EmptyIsMissingCache(MemoryCache):
         return (await super().get(key)) or None
 
 
+class ExitLeavesItOpenCache(MemoryCache):
+    """``__aexit__`` that returns without calling ``close``."""
+
+    async def __aexit__(self, *exc: object) -> None:  # type: ignore[override]
+        return None
+
+
 class CloseOnceCache(MemoryCache):
     """A second ``close`` raises, as closing an already-closed client does."""
 
@@ -450,6 +457,7 @@ MUTANTS: dict[type[MemoryCache], str] = {
     OldestOfNothingIsSinceCache: "test_a_window_with_no_hits_is_empty",
     EmptyIsMissingCache: "test_an_empty_string_is_a_value_not_a_missing_key",
     CloseOnceCache: "test_close_is_safe_to_call_twice",
+    ExitLeavesItOpenCache: "test_the_block_form_closes_the_cache_once",
     SwallowingBlockCache: "test_the_block_form_binds_the_cache_and_never_suppresses",
     DeleteSparesHitsCache: "test_delete_clears_the_value_and_the_hit_window",
     DeleteOfAbsentRaisesCache: "test_delete_removes_a_value_and_tolerates_an_absent_key",
@@ -516,6 +524,7 @@ ALONE: frozenset[type[MemoryCache]] = frozenset(
         ImmortalHitsCache,
         CloseOnceCache,
         SwallowingBlockCache,
+        ExitLeavesItOpenCache,
         NonNegativeCountersCache,
     }
 )

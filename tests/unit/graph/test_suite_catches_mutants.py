@@ -25,6 +25,7 @@ from redstring.ports.graph_store import Direction, GraphStore
 from redstring.testing.graph_store import TENANT as SUITE_TENANT
 from redstring.testing.graph_store import GraphStoreCompliance
 from tests.compliance_coverage import read_methods
+from tests.lifecycle_mutants import lifecycle_mutants
 from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
@@ -1199,6 +1200,11 @@ CASES: tuple[Case, ...] = (
     Case(ClosesOnlyOnce, ("test_close_is_safe_to_call_twice",)),
     Case(ExitSwallowsExceptions, ("test_the_block_form_never_suppresses_an_exception",)),
     Case(EnterReturnsNothing, ("test_the_block_form_binds_the_store",)),
+    *(
+        Case(mutant, (name,))
+        for mutant, name in lifecycle_mutants(InMemoryGraphStore).items()
+        if name == "test_the_block_form_closes_the_store_once"
+    ),
 )
 
 
