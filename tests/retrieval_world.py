@@ -18,9 +18,11 @@ import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
+from redstring import KnowledgeGraph
 from redstring.domain.chunk_ranking import tokenize
 from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
@@ -35,6 +37,7 @@ from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import project_passage_vectors
 from redstring.retrieval import Answerer, Retriever
 from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, PASSAGE_VECTOR
+from tests.ingest_support import VocabularyExtractor
 
 DIMENSION = 64
 TENANT = TenantId("acme")
@@ -399,3 +402,81 @@ class RetrievalBehaviour:
         assert world.chunks["babbage-1"] in cited
         for citation in answer.citations:
             assert f"[{citation.marker}]" in answer.text
+
+
+DOCUMENTS = {
+    "amara.md": "Amara Okafor works for Okafor Labs. The lab grows algae in Lagos.",
+    "bruno.md": "Bruno Diaz works for Northwind. Northwind ships turbines from Lisbon.",
+    "chen.md": "Chen Wei studied tidal power in Osaka before joining Bluefin Systems.",
+}
+
+
+class KnowledgeGraphRetrievalBehaviour:
+    """``KnowledgeGraph.query``/``ask`` end to end: ingest, passage vectors, delete, rebuild.
+
+    A subclass supplies ``new_graph`` (an empty graph with the given providers).
+    """
+
+    async def new_graph(
+        self, embeddings: WordVectors, extractor: Any, llm: FakeLlmProvider | None
+    ) -> KnowledgeGraph:
+        raise NotImplementedError
+
+    async def _ingested(self, llm: FakeLlmProvider | None = None) -> KnowledgeGraph:
+        kg = await self.new_graph(WordVectors(), VocabularyExtractor(), llm)
+        for source, text in DOCUMENTS.items():
+            await kg.ingest(TENANT, source, text)
+        return kg
+
+    async def test_query_finds_ingested_passages_by_every_passage_signal(self) -> None:
+        """After ingest, a question's passage is found lexically and by its projected vector,
+        and the entities extracted from it come with it."""
+        kg = await self._ingested()
+        result = await kg.query(TENANT, "algae Lagos", k=5)
+        best = result.passages[0]
+        assert best.source_id == "amara.md"
+        assert best.ranks[LEXICAL] == 1
+        assert best.ranks[PASSAGE_VECTOR] == 1
+        names = {found.entity.name for found in result.entities}
+        assert {"Lagos", "Amara Okafor", "Okafor Labs"} <= names
+        await kg.close()
+
+    async def test_deleting_a_source_removes_its_passage_vectors(self) -> None:
+        """A deleted source's passages are found by no signal, its vectors included."""
+        kg = await self._ingested()
+        await kg.delete_source(TENANT, "amara.md")
+        result = await kg.query(TENANT, "algae Lagos", k=10)
+        assert all(p.source_id != "amara.md" for p in result.passages)
+        assert kg.passage_vectors is not None
+        [vector] = await kg.embeddings.embed_query(["algae Lagos"])
+        hits = await kg.passage_vectors.search(TENANT, vector, k=10)
+        assert {hit.metadata["source_id"] for hit in hits} == {"bruno.md", "chen.md"}
+        await kg.close()
+
+    async def test_a_rebuild_gives_the_same_answer(self) -> None:
+        """Passage vectors are a projection: after a rebuild the query result is the same."""
+        kg = await self._ingested()
+        before = await kg.query(TENANT, "Who works for Northwind?", k=5, depth=2)
+        await kg.rebuild(TENANT)
+        assert await kg.query(TENANT, "Who works for Northwind?", k=5, depth=2) == before
+        await kg.close()
+
+    async def test_ask_answers_from_the_graphs_context(self) -> None:
+        """``ask`` with a model makes one call over the query's context and keeps only its
+        citations; without a model it answers extractively."""
+        llm = FakeLlmProvider(
+            script=[{"answerable": True, "answer": "Northwind.", "citations": ["P1", "P7"]}]
+        )
+        kg = await self._ingested(llm)
+        answer = await kg.ask(TENANT, "Who does Bruno Diaz work for?")
+        assert answer.kind == "generated"
+        assert [c.marker for c in answer.citations] == ["P1"]
+        assert answer.citations[0].source_id == "bruno.md"
+        assert answer.dropped_citations == ("P7",)
+        assert len(llm.calls) == 1
+        await kg.close()
+        plain = await self._ingested()
+        extractive = await plain.ask(TENANT, "Who does Bruno Diaz work for?")
+        assert extractive.kind == "extractive"
+        assert extractive.citations[0].source_id == "bruno.md"
+        await plain.close()

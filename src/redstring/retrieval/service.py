@@ -3,9 +3,9 @@
 Signals, each a ranking (see :mod:`redstring.retrieval.results` for their names):
 
 * ``entity_vector``: the query embedding searched over entity embeddings. What an entity's
-  embedding holds is the core's decision, relied on here: the text
-  ``"{name} ({type}). {aliases}. {description}"`` with metadata ``{"entity_type", "name"}``,
-  so a nickname or an alternate spelling recorded as an alias finds its entity.
+  embedding holds is the core's decision (``projections.projector.entity_text``), relied on
+  here: ``"{name} ({type}). Also known as {other names}. {description}"`` with metadata
+  ``{"entity_type", "name"}``, so a nickname or an alternate spelling finds its entity.
 * ``passage_vector``: the same query vector over passage embeddings, in a second
   VectorStore keyed by :func:`redstring.projections.passage_vectors.passage_vector_id`
   (optional: without that store the signal is absent).
