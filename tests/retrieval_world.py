@@ -35,7 +35,7 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import project_passage_vectors
-from redstring.retrieval import Answerer, Retriever
+from redstring.retrieval import Answerer, RetrievalSettings, Retriever
 from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, PASSAGE_VECTOR
 from tests.ingest_support import VocabularyExtractor
 
@@ -334,6 +334,29 @@ class RetrievalBehaviour:
             await retriever.query(TENANT, "x", depth=-1)
         with pytest.raises(InvalidArgumentError, match="invalid tenant id"):
             await retriever.query("no spaces allowed", "x")
+
+    async def test_signals_can_be_measured_alone(self) -> None:
+        """With ``signals`` naming one signal, only that signal's ranks appear (mentions are
+        derived and stay); an unknown signal name is a typed error."""
+        stores = await self.stores()
+        embeddings = WordVectors()
+        await write_world(stores, embeddings)
+        lexical_only = Retriever(
+            graph=stores.graph,
+            vectors=stores.vectors,
+            chunks=stores.chunks,
+            embeddings=embeddings,
+            passage_vectors=stores.passages,
+            settings=RetrievalSettings(signals=frozenset({LEXICAL})),
+        )
+        result = await lexical_only.query(TENANT, "Babbage born London", depth=2)
+        assert result.passages
+        assert {signal for p in result.passages for signal in p.ranks} == {LEXICAL}
+        assert {signal for e in result.entities for signal in e.ranks} == {"mentions"}
+        assert result.relationships == ()
+        assert embeddings.query_calls == 0
+        with pytest.raises(InvalidArgumentError, match="unknown signals"):
+            RetrievalSettings(signals=frozenset({"telepathy"}))
 
     async def test_query_vectors_are_cached_when_a_cache_is_configured(self) -> None:
         """With a Cache the second identical question embeds nothing; without, it embeds."""

@@ -60,6 +60,8 @@ __all__ = ["RetrievalSettings", "Retriever"]
 
 QUERY_VECTOR_KEY_PREFIX = "redstring:query-vector:"
 
+_SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH})
+
 
 @dataclass(frozen=True)
 class RetrievalSettings:
@@ -69,7 +71,10 @@ class RetrievalSettings:
     the graph expansion, each contributing at most ``per_signal`` neighbours;
     ``evidence_relationships`` relationships have their evidence looked up;
     ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0017); query vectors stay in
-    the cache for ``query_vector_ttl_seconds`` (``None``: no expiry).
+    the cache for ``query_vector_ttl_seconds`` (``None``: no expiry). ``signals`` names the
+    signals that run (``None``: all of ``entity_vector``, ``passage_vector``, ``lexical``,
+    ``graph``); ``mentions`` is derived from the others and always runs. Turning signals off
+    is for measuring each one alone, as ``benchmarks/retrieval_quality.py`` does.
     """
 
     per_signal: int = 20
@@ -78,8 +83,14 @@ class RetrievalSettings:
     rrf_k: int = DEFAULT_RRF_K
     posting_budget: int | None = DEFAULT_POSTING_BUDGET
     query_vector_ttl_seconds: float | None = 7 * 24 * 3600.0
+    signals: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
+        if self.signals is not None and not self.signals <= _SWITCHABLE:
+            raise InvalidArgumentError(
+                f"unknown signals {sorted(self.signals - _SWITCHABLE)}: choose from "
+                f"{sorted(_SWITCHABLE)}"
+            )
         for name in ("per_signal", "seeds", "evidence_relationships", "rrf_k"):
             value = getattr(self, name)
             if value < 0:
@@ -159,7 +170,12 @@ class Retriever:
             raise InvalidArgumentError(f"depth must be non-negative, got {depth}")
         wanted = None if entity_types is None else frozenset(entity_types)
         settings = self._settings
-        vector = await self.query_vector(text)
+        if not self._runs(GRAPH):
+            depth = 0
+        needs_vector = self._runs(ENTITY_VECTOR) or (
+            self._passage_vectors is not None and self._runs(PASSAGE_VECTOR)
+        )
+        vector = await self.query_vector(text) if needs_vector else []
         terms = query_terms(text)
         entity_hits, passage_hits, lexical_hits = await asyncio.gather(
             self._entity_signal(tenant_key, vector, wanted),
@@ -241,10 +257,13 @@ class Retriever:
 
     # -- signals -----------------------------------------------------------------------------
 
+    def _runs(self, signal: str) -> bool:
+        return self._settings.signals is None or signal in self._settings.signals
+
     async def _entity_signal(
         self, tenant: TenantId, vector: list[float], wanted: frozenset[str] | None
     ) -> list[EntityId]:
-        if wanted is not None and not wanted:
+        if (wanted is not None and not wanted) or not self._runs(ENTITY_VECTOR):
             return []
         hits = await self._vectors.search(
             tenant, vector, k=self._settings.per_signal, entity_types=wanted
@@ -252,14 +271,14 @@ class Retriever:
         return [hit.entity_id for hit in hits]
 
     async def _passage_signal(self, tenant: TenantId, vector: list[float]) -> list[ChunkId]:
-        if self._passage_vectors is None:
+        if self._passage_vectors is None or not self._runs(PASSAGE_VECTOR):
             return []
         hits = await self._passage_vectors.search(tenant, vector, k=self._settings.per_signal)
         found = (passage_chunk_id(hit.metadata) for hit in hits)
         return list(dict.fromkeys(chunk for chunk in found if chunk is not None))
 
     async def _lexical_signal(self, tenant: TenantId, terms: Sequence[str]) -> list[ChunkId]:
-        if not terms:
+        if not terms or not self._runs(LEXICAL):
             return []
         stats = await self._chunks.lexical_candidates(
             tenant, terms, posting_budget=self._settings.posting_budget
