@@ -32,7 +32,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, bm25, query_terms
+from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, bm25, query_terms, tokenize
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, TenantId, id_text, tenant_id
@@ -43,7 +43,7 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import passage_chunk_id
-from redstring.retrieval.fusion import DEFAULT_RRF_K, Fused, fuse
+from redstring.retrieval.fusion import DEFAULT_RRF_K, Fused, KeyT, fuse
 from redstring.retrieval.results import (
     ENTITY_VECTOR,
     GRAPH,
@@ -68,7 +68,8 @@ class RetrievalSettings:
     """How much each signal contributes and how the graph is expanded.
 
     ``per_signal`` hits are taken from each signal before fusion; ``seeds`` entities start
-    the graph expansion, each contributing at most ``per_signal`` neighbours;
+    the graph expansion, each contributing at most ``per_signal`` neighbours; the passages
+    naming the first ``passage_entities`` entities reached are graph candidates;
     ``evidence_relationships`` relationships have their evidence looked up;
     ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0017); query vectors stay in
     the cache for ``query_vector_ttl_seconds`` (``None``: no expiry). ``signals`` names the
@@ -77,8 +78,9 @@ class RetrievalSettings:
     is for measuring each one alone, as ``benchmarks/retrieval_quality.py`` does.
     """
 
-    per_signal: int = 20
+    per_signal: int = 10
     seeds: int = 3
+    passage_entities: int = 10
     evidence_relationships: int = 10
     rrf_k: int = DEFAULT_RRF_K
     posting_budget: int | None = DEFAULT_POSTING_BUDGET
@@ -91,7 +93,7 @@ class RetrievalSettings:
                 f"unknown signals {sorted(self.signals - _SWITCHABLE)}: choose from "
                 f"{sorted(_SWITCHABLE)}"
             )
-        for name in ("per_signal", "seeds", "evidence_relationships", "rrf_k"):
+        for name in ("per_signal", "seeds", "passage_entities", "evidence_relationships", "rrf_k"):
             value = getattr(self, name)
             if value < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative, got {value}")
@@ -102,16 +104,17 @@ class RetrievalSettings:
 
 @dataclass(frozen=True)
 class _Expansion:
-    """What the graph signal reached: entities in rank order, relationships, evidence."""
+    """What the graph signal reached, each list in the signal's rank order."""
 
     reached: list[EntityId]
     entities: dict[EntityId, Entity]
     relationships: list[Relationship]
     evidence: dict[RelationshipId, list[ChunkId]]
     passages: list[ChunkId]
+    fetched: dict[ChunkId, StoredChunk]
 
 
-_NO_EXPANSION = _Expansion([], {}, [], {}, [])
+_NO_EXPANSION = _Expansion([], {}, [], {}, [], {})
 
 
 class Retriever:
@@ -177,36 +180,35 @@ class Retriever:
         )
         vector = await self.query_vector(text) if needs_vector else []
         terms = query_terms(text)
-        entity_hits, passage_hits, lexical_hits = await asyncio.gather(
-            self._entity_signal(tenant_key, vector, wanted),
+        entity_hits, passage_hits, (lexical_hits, lexical_scores) = await asyncio.gather(
+            self._entity_signal(tenant_key, vector, wanted, terms),
             self._passage_signal(tenant_key, vector),
             self._lexical_signal(tenant_key, terms),
         )
-        first = fuse({PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits}, k=settings.rrf_k)
+        first = self._fuse({PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits})
         held = await self._chunks.get_many(tenant_key, [item.key for item in first])
-        named, _ = await self._resolved_mentions(tenant_key, [item.key for item in first], held)
-        seeds = [
-            item.key
-            for item in fuse({ENTITY_VECTOR: entity_hits, MENTIONS: named}, k=settings.rrf_k)
-        ][: settings.seeds]
-        expansion = await self._expand(tenant_key, seeds, depth)
+        named, _ = await self._resolved_mentions(tenant_key, first, held)
+        seeds = [item.key for item in self._fuse({ENTITY_VECTOR: entity_hits, MENTIONS: named})][
+            : settings.seeds
+        ]
+        expansion = await self._expand(tenant_key, seeds, depth, lexical_scores, terms)
+        held.update(expansion.fetched)
         passage_rankings = {PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits}
         if depth > 0:
             passage_rankings[GRAPH] = expansion.passages
-        fused_passages = fuse(passage_rankings, k=settings.rrf_k)
+        fused_passages = self._fuse(passage_rankings)
         missing = [item.key for item in fused_passages[:k] if item.key not in held]
         if missing:
             held.update(await self._chunks.get_many(tenant_key, missing))
         top_passages = [item for item in fused_passages if item.key in held][:k]
         markers = {item.key: f"P{number}" for number, item in enumerate(top_passages, 1)}
         passages = tuple(_passage(held[item.key], markers[item.key], item) for item in top_passages)
-        final_ids = [item.key for item in top_passages]
-        mentioned, live = await self._resolved_mentions(tenant_key, final_ids, held)
+        mentioned, live = await self._resolved_mentions(tenant_key, top_passages, held)
         entity_rankings = {ENTITY_VECTOR: entity_hits, MENTIONS: mentioned}
         if depth > 0:
             entity_rankings[GRAPH] = expansion.reached
         entities = await self._entities(
-            tenant_key, fuse(entity_rankings, k=settings.rrf_k), expansion, wanted, k
+            tenant_key, self._fuse(entity_rankings), expansion, wanted, k
         )
         names = {found.entity.id: found.entity.name for found in entities}
         names.update({key: entity.name for key, entity in expansion.entities.items()})
@@ -257,18 +259,43 @@ class Retriever:
 
     # -- signals -----------------------------------------------------------------------------
 
+    def _fuse(self, rankings: Mapping[str, Sequence[KeyT]]) -> list[Fused[KeyT]]:
+        """RRF over the head of each ranking: ``per_signal`` items each, so a signal that
+        lists everything cannot outvote one that ranks well."""
+        head = {name: ranking[: self._settings.per_signal] for name, ranking in rankings.items()}
+        return fuse(head, k=self._settings.rrf_k)
+
     def _runs(self, signal: str) -> bool:
         return self._settings.signals is None or signal in self._settings.signals
 
     async def _entity_signal(
-        self, tenant: TenantId, vector: list[float], wanted: frozenset[str] | None
+        self,
+        tenant: TenantId,
+        vector: list[float],
+        wanted: frozenset[str] | None,
+        terms: Sequence[str],
     ) -> list[EntityId]:
+        """Entity-vector hits; those whose name the question mostly spells out come first.
+
+        A name written in the question is stronger evidence than a nearby vector, and a
+        small embedding model often misses it: a hit whose name has at least half of its
+        tokens among the question's terms moves ahead, the more of them the earlier.
+        """
         if (wanted is not None and not wanted) or not self._runs(ENTITY_VECTOR):
             return []
         hits = await self._vectors.search(
             tenant, vector, k=self._settings.per_signal, entity_types=wanted
         )
-        return [hit.entity_id for hit in hits]
+        asked = set(terms)
+
+        def spelled(metadata: Mapping[str, object]) -> float:
+            name = metadata.get("name")
+            tokens = set(tokenize(name)) if isinstance(name, str) else set()
+            share = len(tokens & asked) / len(tokens) if tokens else 0.0
+            return share if share >= 0.5 else 0.0
+
+        order = sorted(enumerate(hits), key=lambda pair: (-spelled(pair[1].metadata), pair[0]))
+        return [hit.entity_id for _, hit in order]
 
     async def _passage_signal(self, tenant: TenantId, vector: list[float]) -> list[ChunkId]:
         if self._passage_vectors is None or not self._runs(PASSAGE_VECTOR):
@@ -277,56 +304,101 @@ class Retriever:
         found = (passage_chunk_id(hit.metadata) for hit in hits)
         return list(dict.fromkeys(chunk for chunk in found if chunk is not None))
 
-    async def _lexical_signal(self, tenant: TenantId, terms: Sequence[str]) -> list[ChunkId]:
+    async def _lexical_signal(
+        self, tenant: TenantId, terms: Sequence[str]
+    ) -> tuple[list[ChunkId], dict[ChunkId, float]]:
+        """The BM25 ranking's head, and every candidate's score (the graph ranks by it)."""
         if not terms or not self._runs(LEXICAL):
-            return []
+            return [], {}
         stats = await self._chunks.lexical_candidates(
             tenant, terms, posting_budget=self._settings.posting_budget
         )
-        return [hit.chunk_id for hit in bm25(stats, terms, limit=self._settings.per_signal)]
+        ranked = bm25(stats, terms)
+        head = [hit.chunk_id for hit in ranked[: self._settings.per_signal]]
+        return head, {hit.chunk_id: hit.score for hit in ranked}
 
     async def _resolved_mentions(
-        self, tenant: TenantId, order: Sequence[ChunkId], held: Mapping[ChunkId, StoredChunk]
+        self,
+        tenant: TenantId,
+        ranked: Sequence[Fused[ChunkId]],
+        held: Mapping[ChunkId, StoredChunk],
     ) -> tuple[list[EntityId], dict[EntityId, EntityId]]:
-        """Entities named by the passages ``order`` lists, in passage order, resolved to the
-        live entity (a merged-away id counts as its survivor; an unknown id is dropped), and
-        the resolution of every id named."""
-        named = list(
-            dict.fromkeys(
-                entity for chunk in order if chunk in held for entity in held[chunk].entity_ids
-            )
-        )
-        if not named:
-            return [], {}
-        live = await self._graph.resolve_entity_ids(tenant, named)
-        return list(dict.fromkeys(live[entity] for entity in named if entity in live)), live
+        """Entities named by the ranked passages, resolved to the live entity (a merged-away
+        id counts as its survivor; an unknown id is dropped), and the resolution of every id.
 
-    async def _expand(self, tenant: TenantId, seeds: Sequence[EntityId], depth: int) -> _Expansion:
-        """Neighbours of the seeds, the relationships among what was reached, and evidence."""
+        Ordered by first mention in passage order. (Weighting an entity by the summed scores
+        of the passages naming it measured worse: question entities, named everywhere, then
+        crowd out the answers.)
+        """
+        weight: dict[EntityId, float] = {}
+        for item in ranked:
+            if item.key in held:
+                for entity in dict.fromkeys(held[item.key].entity_ids):
+                    weight[entity] = weight.get(entity, 0.0) + item.score
+        if not weight:
+            return [], {}
+        live = await self._graph.resolve_entity_ids(tenant, list(weight))
+        merged: dict[EntityId, float] = {}
+        for entity, score in weight.items():
+            if entity in live:
+                merged[live[entity]] = merged.get(live[entity], 0.0) + score
+        order = {entity: rank for rank, entity in enumerate(merged)}
+        ranking = sorted(merged, key=lambda entity: order[entity])
+        return ranking, live
+
+    async def _expand(
+        self,
+        tenant: TenantId,
+        seeds: Sequence[EntityId],
+        depth: int,
+        lexical_scores: Mapping[ChunkId, float],
+        terms: Sequence[str],
+    ) -> _Expansion:
+        """The graph signal: what the seeds reach, ranked by how the question reads there.
+
+        Candidates are the passages naming the first ``passage_entities`` entities reached
+        (seeds first) and the evidence of the relationships among everything reached. They
+        rank by their BM25 score for the question (the graph narrows, the question orders),
+        then by how early their entity was reached. Relationships rank by how many words of
+        their type the question uses ("founded" for FOUNDED), then by their best passage, then
+        by how early their ends were reached; entities rank as the seeds, then the ends of the
+        relationships in that order, then by the first graph passage naming them.
+        """
         if depth == 0 or not seeds:
             return _NO_EXPANSION
+        settings = self._settings
         seed_entities, per_seed = await asyncio.gather(
             self._graph.get_entities(tenant, seeds),
             asyncio.gather(*(self._graph.neighbours(tenant, seed, depth=depth) for seed in seeds)),
         )
-        # Round by depth first, then by seed rank, so a seed's close neighbours come before
-        # another seed's distant ones.
+        # By depth first, then by seed rank, so a seed's close neighbours come before another
+        # seed's distant ones.
         ordered = sorted(
             (
                 (found.depth, seed_rank, position, found.entity)
                 for seed_rank, neighbours in enumerate(per_seed)
-                for position, found in enumerate(neighbours[: self._settings.per_signal])
+                for position, found in enumerate(neighbours[: settings.per_signal])
             ),
             key=lambda row: row[:3],
         )
         entities: dict[EntityId, Entity] = dict(seed_entities)
-        for _, _, _, entity in ordered:
-            entities.setdefault(entity.id, entity)
-        # The graph signal ranks the seeds first (the graph's own starting points, in seed
-        # order), then what they reach.
+        for _, _, _, neighbour in ordered:
+            entities.setdefault(neighbour.id, neighbour)
         reached = list(dict.fromkeys([*seeds, *entities]))
         position = {entity: rank for rank, entity in enumerate(reached)}
-        touching = await self._graph.get_relationships_for(tenant, reached)
+        described = reached[: settings.passage_entities]
+        touching, naming = await asyncio.gather(
+            self._graph.get_relationships_for(tenant, reached),
+            asyncio.gather(*(self._chunks.get_by_entity(tenant, e) for e in described)),
+        )
+        fetched = {chunk.id: chunk for chunks in naming for chunk in chunks}
+        # How early a passage's graph connection was reached: its earliest entity, or the
+        # position of the relationship it evidences.
+        reach: dict[ChunkId, int] = {}
+        for described_id, chunks in zip(described, naming, strict=True):
+            at = position[described_id]
+            for chunk in chunks:
+                reach[chunk.id] = min(reach.get(chunk.id, at), at)
         relationships = sorted(
             (
                 edge
@@ -339,34 +411,66 @@ class Retriever:
                 id_text(edge.id),
             ),
         )
-        evidence = await self._evidence(
-            tenant, relationships[: self._settings.evidence_relationships]
+        evidence = self._evidence(
+            relationships[: settings.evidence_relationships], naming, described
         )
-        passages = list(
-            dict.fromkeys(chunk for edge_chunks in evidence.values() for chunk in edge_chunks)
+        by_id = {edge.id: edge for edge in relationships}
+        for edge_id, evidenced in evidence.items():
+            edge = by_id[edge_id]
+            near = max(position[edge.subject_id], position[edge.object_id])
+            for evidence_id in evidenced:
+                reach[evidence_id] = min(reach.get(evidence_id, near), near)
+        passages = sorted(
+            reach, key=lambda chunk: (-lexical_scores.get(chunk, 0.0), reach[chunk], chunk)
         )
-        return _Expansion(reached, entities, relationships, evidence, passages)
+        passage_rank = {chunk: rank for rank, chunk in enumerate(passages)}
+        first_named: dict[EntityId, int] = {}
+        for chunk_id in passages:
+            held = fetched.get(chunk_id)
+            for named_id in held.entity_ids if held is not None else ():
+                if named_id in position:
+                    first_named.setdefault(named_id, passage_rank[chunk_id])
+        unnamed = len(passages)
+        asked = set(terms)
+        relationships.sort(
+            key=lambda edge: (
+                -len(asked & set(tokenize(edge.type.replace("_", " ")))),
+                min(
+                    (passage_rank[c] for c in evidence.get(edge.id, ()) if c in passage_rank),
+                    default=unnamed,
+                ),
+                max(position[edge.subject_id], position[edge.object_id]),
+                id_text(edge.id),
+            )
+        )
+        by_passage = sorted(
+            reached,
+            key=lambda reached_id: (first_named.get(reached_id, unnamed), position[reached_id]),
+        )
+        ends = [end for edge in relationships for end in (edge.subject_id, edge.object_id)]
+        graph_entities = [
+            entity for entity in dict.fromkeys([*ends, *by_passage]) if entity not in seeds
+        ]
+        return _Expansion(graph_entities, entities, relationships, evidence, passages, fetched)
 
-    async def _evidence(
-        self, tenant: TenantId, relationships: Sequence[Relationship]
+    @staticmethod
+    def _evidence(
+        relationships: Sequence[Relationship],
+        naming: Sequence[list[StoredChunk]],
+        described: Sequence[EntityId],
     ) -> dict[RelationshipId, list[ChunkId]]:
         """Each relationship's evidence passages: its provenance chunks, else the passages
-        naming both of its ends."""
-        unsupported = [edge for edge in relationships if not edge.provenance.chunk_ids]
-        ends = sorted(
-            {end for edge in unsupported for end in (edge.subject_id, edge.object_id)},
-            key=id_text,
-        )
-        found = await asyncio.gather(*(self._chunks.get_by_entity(tenant, end) for end in ends))
-        naming = {
-            end: {chunk.id for chunk in chunks} for end, chunks in zip(ends, found, strict=True)
+        naming both of its ends (among the entities whose passages were read)."""
+        named = {
+            entity: {chunk.id for chunk in chunks}
+            for entity, chunks in zip(described, naming, strict=True)
         }
         evidence: dict[RelationshipId, list[ChunkId]] = {}
         for edge in relationships:
             if edge.provenance.chunk_ids:
                 evidence[edge.id] = list(dict.fromkeys(edge.provenance.chunk_ids))
-            else:
-                evidence[edge.id] = sorted(naming[edge.subject_id] & naming[edge.object_id])
+            elif edge.subject_id in named and edge.object_id in named:
+                evidence[edge.id] = sorted(named[edge.subject_id] & named[edge.object_id])
         return evidence
 
     # -- assembly ----------------------------------------------------------------------------
@@ -379,6 +483,16 @@ class Retriever:
         wanted: frozenset[str] | None,
         k: int,
     ) -> list[RetrievedEntity]:
+        """The ``k`` best entities of the wanted types, the passages' own first.
+
+        An entity the returned passages name ranks by its ``mentions`` rank, ahead of any
+        they do not name; ties and the unnamed rank by fused score. On the gold question set
+        every other order measured worse for answer entities: entity vectors and the graph
+        mostly find the entities a question names, and a vote from each outweighed the
+        passages' evidence of the answer (docs/benchmarks.md).
+        """
+        unnamed = len(fused) + 1
+        fused = sorted(fused, key=lambda item: (item.ranks.get(MENTIONS, unnamed), -item.score))
         unknown = [item.key for item in fused if item.key not in expansion.entities]
         stored = await self._graph.get_entities(tenant, unknown) if unknown else {}
         stored.update(expansion.entities)
@@ -412,7 +526,7 @@ class Retriever:
             GRAPH: [edge.id for edge in expansion.relationships],
             MENTIONS: by_passage,
         }
-        fused = fuse(rankings, k=self._settings.rrf_k)
+        fused = self._fuse(rankings)
         chosen = []
         for item in fused[:k]:
             edge = by_id[item.key]
