@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from redstring.llm.cache.memory import MemoryCache
 
 from redstring import KnowledgeGraph
 from redstring.domain.chunk_ranking import tokenize
@@ -30,7 +31,6 @@ from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, Te
 from redstring.domain.models import Entity, Provenance, Relationship
 from redstring.domain.vector import VectorRecord
 from redstring.llm.adapters.fake import FakeLlmProvider
-from redstring.llm.cache.memory import MemoryCache
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore

@@ -443,7 +443,7 @@ class NoTermsMatchEveryChunk(InMemoryChunkStore):
         return stats.model_copy(update={"document_frequencies": {}})
 
 
-# -- the posting budget (ADR 0017) ------------------------------------------------------------
+# -- the posting budget (ADR 0019) ------------------------------------------------------------
 
 
 class CountsOnlyTheCandidateTerms(InMemoryChunkStore):
