@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from redstring.llm.cache.memory import MemoryCache
 
 from redstring import KnowledgeGraph
+from redstring.cache.adapters.memory import MemoryCache
 from redstring.domain.chunk_ranking import tokenize
 from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
