@@ -476,6 +476,19 @@ class KnowledgeGraphRetrievalBehaviour:
         assert {hit.metadata["source_id"] for hit in hits} == {"bruno.md", "chen.md"}
         await kg.close()
 
+    async def test_changed_text_replaces_the_sources_passage_vectors(self) -> None:
+        """Re-ingesting changed text leaves vectors for exactly the source's new passages."""
+        kg = await self._ingested()
+        await kg.ingest(TENANT, "chen.md", "Chen Wei now builds wave farms near Lisbon.")
+        assert kg.passage_vectors is not None
+        [vector] = await kg.embeddings.embed_query(["wave farms"])
+        hits = await kg.passage_vectors.search(TENANT, vector, k=10)
+        chen = [hit.metadata["chunk_id"] for hit in hits if hit.metadata["source_id"] == "chen.md"]
+        held = [chunk.id for chunk in await kg.chunks.get_by_source(TENANT, SourceId("chen.md"))]
+        assert chen == held
+        assert len(held) == 1
+        await kg.close()
+
     async def test_a_rebuild_gives_the_same_answer(self) -> None:
         """Passage vectors are a projection: after a rebuild the query result is the same."""
         kg = await self._ingested()

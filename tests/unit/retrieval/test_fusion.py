@@ -6,6 +6,7 @@ import pytest
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.retrieval.fusion import fuse
+from redstring.retrieval.service import RetrievalSettings
 
 
 def test_scores_are_the_sum_of_reciprocal_ranks() -> None:
@@ -33,3 +34,18 @@ def test_a_negative_constant_is_a_typed_error() -> None:
     """The message names the constant."""
     with pytest.raises(InvalidArgumentError, match="RRF constant"):
         fuse({"a": ["x"]}, k=-1)
+
+
+@pytest.mark.parametrize(
+    "field", ["per_signal", "seeds", "passage_entities", "evidence_relationships", "rrf_k"]
+)
+def test_negative_settings_are_typed_errors(field: str) -> None:
+    """Every count in RetrievalSettings refuses a negative value, naming the field."""
+    with pytest.raises(InvalidArgumentError, match=field):
+        RetrievalSettings(**{field: -1})  # type: ignore[arg-type]
+
+
+def test_a_non_positive_cache_lifetime_is_a_typed_error() -> None:
+    """A query vector cached for zero seconds would never be read back."""
+    with pytest.raises(InvalidArgumentError, match="query_vector_ttl_seconds"):
+        RetrievalSettings(query_vector_ttl_seconds=0)
