@@ -1,0 +1,192 @@
+"""``redstring demo``: the shipped gold corpus, end to end, on whatever the settings select.
+
+It ingests every document of ``redstring.corpus`` (skipping those already ingested), shows
+the entities it resolved with the merges it made and why, answers a few questions with
+citations, writes the HTML view and says which extractor ran and how to switch to a model.
+Parts of the facade a build lacks (``ask``, ``merges``) are reported as missing, not faked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from redstring.cli import export as exporting
+from redstring.cli import render
+from redstring.cli.errors import UnavailableError
+from redstring.cli.ingesting import FileOutcome, IngestTally
+from redstring.cli.options import Invocation, plain
+from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
+
+CORPUS_PACKAGE = "redstring.corpus"
+TEXT_SUFFIXES = (".txt", ".md")
+QUESTIONS = 3
+
+
+@dataclass
+class DemoResult:
+    """What the demo did and found."""
+
+    tally: IngestTally
+    where: str
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    merges: list[Any] | None = None
+    answers: list[tuple[str, Any]] = field(default_factory=list)
+    answering: str = ""
+    html: str = ""
+
+
+def corpus_documents() -> list[tuple[str, str]]:
+    """``(name, text)`` of every text document shipped in ``redstring.corpus``, by name."""
+    try:
+        root = resources.files(CORPUS_PACKAGE)
+    except ModuleNotFoundError as error:
+        raise UnavailableError(
+            "the demo corpus (redstring.corpus) is not in this build of redstring yet; "
+            "try `redstring ingest YOUR-FOLDER` instead"
+        ) from error
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Traversable, prefix: str) -> None:
+        for child in node.iterdir():
+            name = f"{prefix}{child.name}"
+            if child.is_dir() and not child.name.startswith(("_", ".")):
+                walk(child, f"{name}/")
+            elif child.is_file() and child.name.endswith(TEXT_SUFFIXES):
+                found.append((name, child.read_text("utf-8")))
+
+    walk(root, "")
+    if not found:
+        raise UnavailableError(f"{CORPUS_PACKAGE} holds no .txt or .md documents")
+    return sorted(found)
+
+
+def _questions(module_questions: object, entities: list[dict[str, Any]]) -> list[str]:
+    if isinstance(module_questions, list | tuple) and all(
+        isinstance(q, str) for q in module_questions
+    ):
+        return list(module_questions)[:QUESTIONS]
+    asked = []
+    for entity in entities[:QUESTIONS]:
+        who = "Who" if entity["type"] == "Person" else "What"
+        asked.append(f"{who} is {entity['name']}?")
+    return asked
+
+
+async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
+    """Ingest the corpus into the invocation's tenant and gather what the demo shows."""
+    import importlib
+
+    documents = corpus_documents()
+    corpus_module = importlib.import_module(CORPUS_PACKAGE)
+    async with open_graph(invocation.settings, extract=True) as runtime:
+        graph = runtime.graph
+        tally = IngestTally(extractor=describe_extractor(runtime.extractor))
+        result = DemoResult(tally=tally, where=runtime.where)
+        progress = render_progress(invocation)
+        with progress:
+            task = progress.add_task("ingesting the demo corpus", total=len(documents), current="")
+            for number, (name, text) in enumerate(documents, start=1):
+                progress.update(task, current=name)
+                source = f"corpus/{name}"
+                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                report = await graph.ingest(
+                    invocation.tenant,
+                    source,
+                    text,
+                    metadata={"path": f"{CORPUS_PACKAGE}/{name}", "sha256": digest, "format": "txt"},
+                )
+                tally.add_report(report)
+                tally.files.append(
+                    FileOutcome(
+                        name,
+                        source,
+                        "unchanged" if report.unchanged else "ingested",
+                        chunks=report.chunks,
+                        model_calls=report.model_calls,
+                    )
+                )
+                progress.update(task, completed=number)
+        snapshot = await graph.export(invocation.tenant)
+        view = exporting.view_data(snapshot)
+        entities: list[dict[str, Any]] = sorted(
+            view["entities"],  # type: ignore[arg-type]
+            key=lambda e: (-len(e["passages"]), -len(e["aliases"]), e["name"]),
+        )
+        result.entities = entities
+        if hasattr(graph, "merges"):
+            result.merges = list(await graph.merges(invocation.tenant))
+        questions = _questions(getattr(corpus_module, "DEMO_QUESTIONS", None), entities)
+        if hasattr(graph, "ask"):
+            result.answering = "ask"
+            for question in questions:
+                result.answers.append((question, await graph.ask(invocation.tenant, question)))
+        elif hasattr(graph, "query"):
+            result.answering = "query"
+            for question in questions:
+                found = await graph.query(invocation.tenant, question, k=3)
+                shown = found.as_context() if hasattr(found, "as_context") else found
+                result.answers.append((question, shown))
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(exporting.to_html(snapshot), "utf-8")
+        result.html = str(output.resolve())
+    return result
+
+
+def render_progress(invocation: Invocation) -> Any:
+    """The same progress bar ``ingest`` shows."""
+    from redstring.cli.app import _progress
+
+    return _progress(invocation)
+
+
+def show(invocation: Invocation, result: DemoResult) -> None:
+    """Print the demo's findings for a person."""
+    out = invocation.out
+    out.print(f"[bold]redstring demo[/] on {escape(result.where)}, tenant {escape(invocation.tenant)}")
+    render.ingest_summary(out, result.tally, title="Demo corpus")
+    table = Table(title="Resolved entities (most mentioned first)", title_justify="left")
+    for column in ("name", "type", "also known as", "passages", "sources"):
+        table.add_column(column, overflow="fold")
+    for entity in result.entities[:15]:
+        table.add_row(
+            entity["name"],
+            entity["type"],
+            ", ".join(entity["aliases"]),
+            str(len(entity["passages"])),
+            str(len(entity["sources"])),
+        )
+    out.print(table)
+    out.print(f"{len(result.entities)} entities in all.")
+    if result.merges is None:
+        merged = [e for e in result.entities if e["aliases"]]
+        out.print(
+            f"Merges: {len(merged)} entities absorbed other names (listed above under 'also "
+            "known as'); this build has no merge explanations (KnowledgeGraph.merges)."
+        )
+    else:
+        render.rows(out, "Merges and why", result.merges, empty="Merges: none were needed.")
+    if not result.answering:
+        out.print("Questions: this build has no query/ask yet, so the demo answers none.")
+    for question, answer in result.answers:
+        out.print(f"\n[bold]Q: {escape(question)}[/]")
+        data = plain(answer)
+        if isinstance(answer, str):
+            out.print(answer, markup=False)
+        elif isinstance(data, dict) and isinstance(data.get("text") or data.get("answer"), str):
+            out.print(data.get("text") or data.get("answer"), markup=False)
+            citations = data.get("citations")
+            if isinstance(citations, list) and citations:
+                render.rows(out, "Citations", citations, empty="")
+        else:
+            out.print_json(data=data)
+    out.print(f"\nHTML view: {result.html}")
+    out.print(f"Extractor: {result.tally.extractor}.")
+    out.print(f"To use a language model instead: {SWITCH_TO_LLM}.")
