@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -22,6 +20,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.table import Table
 
 import redstring
 from redstring.cli import export as exporting
@@ -438,9 +437,7 @@ def _entity_id(text: str) -> Any:
 )
 def export(
     invocation: Invocation,
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="json, graphml or html.")
-    ] = "json",
+    format: Annotated[str, typer.Option("--format", "-f", help="json, graphml or html.")] = "json",
     output: Annotated[
         Path | None,
         typer.Option(

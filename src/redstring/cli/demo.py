@@ -101,7 +101,11 @@ async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
                     invocation.tenant,
                     source,
                     text,
-                    metadata={"path": f"{CORPUS_PACKAGE}/{name}", "sha256": digest, "format": "txt"},
+                    metadata={
+                        "path": f"{CORPUS_PACKAGE}/{name}",
+                        "sha256": digest,
+                        "format": "txt",
+                    },
                 )
                 tally.add_report(report)
                 tally.files.append(
@@ -117,7 +121,7 @@ async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
         snapshot = await graph.export(invocation.tenant)
         view = exporting.view_data(snapshot)
         entities: list[dict[str, Any]] = sorted(
-            view["entities"],  # type: ignore[arg-type]
+            view["entities"],
             key=lambda e: (-len(e["passages"]), -len(e["aliases"]), e["name"]),
         )
         result.entities = entities
@@ -150,7 +154,9 @@ def render_progress(invocation: Invocation) -> Any:
 def show(invocation: Invocation, result: DemoResult) -> None:
     """Print the demo's findings for a person."""
     out = invocation.out
-    out.print(f"[bold]redstring demo[/] on {escape(result.where)}, tenant {escape(invocation.tenant)}")
+    out.print(
+        f"[bold]redstring demo[/] on {escape(result.where)}, tenant {escape(invocation.tenant)}"
+    )
     render.ingest_summary(out, result.tally, title="Demo corpus")
     table = Table(title="Resolved entities (most mentioned first)", title_justify="left")
     for column in ("name", "type", "also known as", "passages", "sources"):

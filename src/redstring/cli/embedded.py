@@ -32,18 +32,17 @@ def start(data_dir: Path) -> str:
         # is fine for pgserver's lock file.
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
         try:
-            import pgserver
+            from pgserver.postgres_server import get_server
         except ImportError as error:
             raise UnavailableError(
                 "the embedded PostgreSQL needs the pgserver package (the 'postgres' extra); "
                 "install redstring[cli], or pass --postgres-dsn or --backend memory"
             ) from error
         try:
-            server = pgserver.get_server(pgdata, cleanup_mode=None)
+            server = get_server(pgdata, cleanup_mode=None)
         except (subprocess.SubprocessError, OSError) as error:
             raise UnavailableError(
-                f"the embedded PostgreSQL in {pgdata} did not start ({error}); "
-                f"see {pgdata / 'log'}"
+                f"the embedded PostgreSQL in {pgdata} did not start ({error}); see {pgdata / 'log'}"
             ) from error
     dsn: str = server.get_uri()
     return dsn
@@ -58,16 +57,19 @@ def stop(data_dir: Path) -> bool:
 
     pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
     owner = pgdata.stat()
-    run_as = {"user": owner.st_uid, "group": owner.st_gid} if _is_root() else {}
+    root = _is_root()
+    # pg_ctl refuses to run as root; the server's own user (pgserver's) may stop it.
     result = subprocess.run(
         [str(pg_ctl), "-D", str(pgdata), "-w", "-m", "fast", "stop"],
         check=False,
         capture_output=True,
         text=True,
         timeout=60,
-        **run_as,  # type: ignore[arg-type]
+        user=owner.st_uid if root else None,
+        group=owner.st_gid if root else None,
     )
-    return result.returncode == 0
+    stopped: bool = result.returncode == 0
+    return stopped
 
 
 def _is_root() -> bool:

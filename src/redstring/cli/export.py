@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from importlib import resources
+from typing import Any
 from xml.etree import ElementTree as ET
 
 from redstring.ingest.reports import GraphSnapshot
@@ -81,7 +82,7 @@ def to_graphml(snapshot: GraphSnapshot) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def view_data(snapshot: GraphSnapshot) -> dict[str, object]:
+def view_data(snapshot: GraphSnapshot) -> dict[str, Any]:
     """What the HTML page draws: entities with aliases, sources and their passages (at most
     ``PASSAGES_PER_ENTITY`` each, in snapshot order), and relationships between them."""
     passages_of: dict[str, list[dict[str, object]]] = {}
@@ -90,7 +91,11 @@ def view_data(snapshot: GraphSnapshot) -> dict[str, object]:
             bucket = passages_of.setdefault(str(entity_id), [])
             if len(bucket) < PASSAGES_PER_ENTITY:
                 bucket.append(
-                    {"source_id": str(chunk.source_id), "chunk_index": chunk.chunk_index, "text": chunk.text}
+                    {
+                        "source_id": str(chunk.source_id),
+                        "chunk_index": chunk.chunk_index,
+                        "text": chunk.text,
+                    }
                 )
     entities = [
         {
@@ -98,7 +103,9 @@ def view_data(snapshot: GraphSnapshot) -> dict[str, object]:
             "type": item.entity.type,
             "name": item.entity.name,
             "attributes": item.entity.attributes,
-            "aliases": sorted({a.name for a in item.aliases if a.name and a.name != item.entity.name}),
+            "aliases": sorted(
+                {a.name for a in item.aliases if a.name and a.name != item.entity.name}
+            ),
             "sources": sorted(str(s) for s in item.sources),
             "passages": passages_of.get(str(item.entity.id), []),
         }
@@ -136,9 +143,7 @@ def to_html(snapshot: GraphSnapshot) -> str:
         line for line in library.splitlines() if not line.startswith("//# sourceMappingURL=")
     )
     data = _script_safe(json.dumps(view_data(snapshot), ensure_ascii=False, sort_keys=True))
-    title = (
-        snapshot.tenant_id.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    )
+    title = snapshot.tenant_id.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     values = {"TITLE": title, "GRAPH_DATA": data, "VIS_NETWORK": library}
     # One pass over the template only: the library and the data are full of braces, and a
     # name in the data that looks like a placeholder must stay a name.

@@ -89,9 +89,7 @@ _COMMON: list[inspect.Parameter] = [
             "tenant",
             Annotated[
                 str,
-                typer.Option(
-                    "--tenant", "-t", help="Tenant to work in.", rich_help_panel=OUTPUT
-                ),
+                typer.Option("--tenant", "-t", help="Tenant to work in.", rich_help_panel=OUTPUT),
             ],
             "default",
         ),
@@ -221,6 +219,20 @@ _COMMON: list[inspect.Parameter] = [
             None,
         ),
         (
+            "extractor",
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--extractor",
+                    help="auto (LLM if --llm-base-url, else offline), offline, llm, or "
+                    "package.module:factory for your own Extractor.",
+                    rich_help_panel=CONNECTION,
+                    show_default=False,
+                ),
+            ],
+            None,
+        ),
+        (
             "config",
             Annotated[
                 Path | None,
@@ -263,7 +275,7 @@ def command(
                 flags={key: common[key] for key in _SETTING_FLAGS},
                 config_file=common["config"],
                 out=Console(highlight=False, soft_wrap=False),
-                err=Console(stderr=True, highlight=False),
+                err=Console(stderr=True, highlight=False, soft_wrap=True),
             )
             code = guarded(invocation, lambda: function(invocation, **options))
             if code:

@@ -67,7 +67,9 @@ def rows(console: Console, title: str, items: list[Any], *, empty: str) -> None:
     for row in data:
         table.add_row(
             *(
-                cell if isinstance(cell := row.get(column), str) else json.dumps(cell, ensure_ascii=False)
+                cell
+                if isinstance(cell := row.get(column), str)
+                else json.dumps(cell, ensure_ascii=False)
                 for column in columns
             )
         )

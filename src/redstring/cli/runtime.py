@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from redstring.cli import embedded
 from redstring.cli.errors import ConfigError, UnavailableError
 from redstring.cli.settings import Settings
+from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.ports.cache import Cache
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.extractor import Extractor
@@ -29,7 +30,7 @@ from redstring.ports.llm_provider import LlmProvider
 __all__ = ["Runtime", "describe_extractor", "open_graph"]
 
 OFFLINE_EXTRACTOR = ("redstring.extraction.adapters.spacy", "SpacyExtractor")
-LLM_EXTRACTOR = ("redstring.extraction.adapters.llm", "LlmExtractor")
+LLM_EXTRACTOR = ("redstring.extraction.llm", "LlmExtractor")
 SWITCH_TO_LLM = (
     "for model extraction pass --llm-base-url URL --llm-model NAME (Ollama: "
     "http://localhost:11434/v1), or set REDSTRING_LLM_BASE_URL / REDSTRING_LLM_MODEL"
@@ -40,23 +41,10 @@ SWITCH_TO_LLM = (
 class Runtime:
     """What a command holds while it runs: the graph and how it was built."""
 
-    graph: Any  # redstring.KnowledgeGraph (typed once the core lands on main)
+    graph: KnowledgeGraph
     extractor: Extractor | None
     llm: LlmProvider | None
     where: str
-
-
-def knowledge_graph_class() -> Any:
-    """``redstring.KnowledgeGraph``, or :class:`UnavailableError` if this build lacks it."""
-    import redstring
-
-    cls = getattr(redstring, "KnowledgeGraph", None)
-    if cls is None:
-        raise UnavailableError(
-            "this build of redstring has no KnowledgeGraph yet (issue 10), so the command "
-            "cannot open a graph; only `config`, `--version` and `--help` work"
-        )
-    return cls
 
 
 def _load(module: str, name: str, purpose: str) -> Any:
@@ -98,7 +86,9 @@ def _llm_provider(settings: Settings, cache: Cache) -> LlmProvider:
         inner,
         cache,
         retry=RetryPolicy(attempts=3),
-        circuit_breaker=CircuitBreakerPolicy(failures=5, within_seconds=60.0, cooldown_seconds=30.0),
+        circuit_breaker=CircuitBreakerPolicy(
+            failures=5, within_seconds=60.0, cooldown_seconds=30.0
+        ),
     )
 
 
@@ -115,8 +105,30 @@ def provider_name(base_url: str) -> str:
 
 
 def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
-    """The LLM extractor when a model server is configured, else the offline one."""
-    if llm is not None:
+    """The extractor the settings choose.
+
+    ``extractor`` unset or ``auto``: the LLM extractor when a model server is configured,
+    else the offline one; ``offline`` or ``llm`` force one; ``package.module:factory`` calls
+    ``factory()`` from your own code (an adapter of the Extractor port).
+    """
+    choice = settings.extractor or "auto"
+    if ":" in choice:
+        module, _, name = choice.partition(":")
+        factory = _load(module, name, purpose=f"the extractor {choice}")
+        built = factory()
+        if not isinstance(built, Extractor):
+            raise ConfigError(
+                f"--extractor {choice} returned {type(built).__name__}, which is not an "
+                "Extractor (a `model` property and `async extract(text, schema)`)"
+            )
+        return built
+    if choice not in {"auto", "offline", "llm"}:
+        raise ConfigError(
+            f"--extractor {choice!r} is not one of: auto, offline, llm, or package.module:factory"
+        )
+    if choice == "llm" and llm is None:
+        raise ConfigError("--extractor llm needs --llm-base-url and --llm-model")
+    if llm is not None and choice != "offline":
         cls = _load(*LLM_EXTRACTOR, purpose="the LLM extractor")
         extractor: Extractor = cls(llm)
         return extractor
@@ -171,7 +183,6 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
     ``extract`` builds the extractor (only ``ingest`` and ``demo`` need one; building the
     offline pipeline costs about a second).
     """
-    kg_class = knowledge_graph_class()
     async with AsyncExitStack() as stack:
         cache: Cache
         if settings.redis_url:
@@ -186,14 +197,15 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
         llm = _llm_provider(settings, cache) if settings.llm_base_url else None
         extractor = build_extractor(settings, llm) if extract else None
         embeddings = _local_embeddings()
+        # ``llm`` (for cited answers) arrives with retrieval; passed once the facade takes it.
         options = _kwargs_accepted(
-            kg_class.__init__,
+            KnowledgeGraph.__init__,
             {"extractor": extractor, "cache": cache, "llm": llm},
         )
         if settings.backend == "memory":
             if settings.neo4j_uri:
                 raise ConfigError("--neo4j-uri needs --backend postgres (the default)")
-            graph = kg_class.in_memory(embeddings=embeddings, **options)
+            graph = KnowledgeGraph.in_memory(embeddings=embeddings, **options)
             where = "memory (this process only; nothing is kept)"
         else:
             dsn = settings.postgres_dsn or embedded.start(settings.data_dir)
@@ -203,22 +215,21 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
                 else "PostgreSQL at " + _safe_dsn(dsn)
             )
             if settings.neo4j_uri:
-                graph = await _with_neo4j(kg_class, stack, dsn, settings.neo4j_uri, embeddings, options)
+                graph = await _with_neo4j(stack, dsn, settings.neo4j_uri, embeddings, options)
                 where += " + Neo4j graph"
             else:
-                graph = await kg_class.on_postgres(dsn, embeddings=embeddings, **options)
+                graph = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
         stack.push_async_callback(graph.close)
         yield Runtime(graph=graph, extractor=extractor, llm=llm, where=where)
 
 
 async def _with_neo4j(
-    kg_class: Any,
     stack: AsyncExitStack,
     dsn: str,
     neo4j_uri: str,
     embeddings: EmbeddingProvider,
     options: dict[str, Any],
-) -> Any:
+) -> KnowledgeGraph:
     from redstring.chunks.adapters.postgres import PostgresChunkStore
     from redstring.eventlog.adapters.postgres import PostgresEventLog
     from redstring.graph.adapters.neo4j import Neo4jGraphStore
@@ -233,7 +244,7 @@ async def _with_neo4j(
     stack.push_async_callback(chunks.close)
     events = await PostgresEventLog.connect(dsn)
     stack.push_async_callback(events.close)
-    return kg_class(
+    return KnowledgeGraph(
         graph=graph_store,
         vectors=vectors,
         chunks=chunks,

@@ -36,6 +36,7 @@ SETTING_NAMES: dict[str, bool] = {
     "llm_model": False,
     "llm_api_key": True,
     "data_dir": False,
+    "extractor": False,
 }
 
 
@@ -65,6 +66,7 @@ class Settings:
     llm_model: str | None = None
     llm_api_key: str | None = None
     data_dir: Path = field(default_factory=default_data_dir)
+    extractor: str | None = None
     config_file: Path = field(default_factory=default_config_file)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -137,6 +139,7 @@ def resolve(
         llm_model=_text(values.get("llm_model")),
         llm_api_key=_text(values.get("llm_api_key")),
         data_dir=Path(str(data_dir)).expanduser() if data_dir else default_data_dir(),
+        extractor=_text(values.get("extractor")),
         config_file=path,
         origins=origins,
     )

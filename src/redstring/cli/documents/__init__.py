@@ -23,7 +23,9 @@ def _read_plain(path: Path) -> str:
     try:
         return path.read_text("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start})") from error
+        raise InputError(
+            f"{path} is not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from error
 
 
 def _read_html(path: Path) -> str:
@@ -89,7 +91,9 @@ def read_document(path: Path) -> Document:
         raise
     except Exception as error:  # a reader's own error types differ per library
         raise InputError(f"{path}: could not read it as {path.suffix}: {error}") from error
-    return Document(path=path, text=text, format=path.suffix.lower().lstrip("."), sha256=file_sha256(path))
+    return Document(
+        path=path, text=text, format=path.suffix.lower().lstrip("."), sha256=file_sha256(path)
+    )
 
 
 def expand_paths(arguments: Iterable[str]) -> list[Path]:
