@@ -535,7 +535,8 @@ def demo(
     from redstring.cli import demo as demo_module
 
     target = output or invocation.settings.data_dir / "demo-graph.html"
-    result = invocation.run(demo_module.run_demo(invocation, target))
+    result = invocation.run(demo_module.run_demo(invocation))
+    demo_module.write_view(result, target)
     if invocation.json:
         invocation.emit_json(
             {

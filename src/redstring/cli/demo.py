@@ -9,6 +9,7 @@ Parts of the facade a build lacks (``ask``, ``merges``) are reported as missing,
 from __future__ import annotations
 
 import hashlib
+import importlib
 from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -24,6 +25,8 @@ from redstring.cli.errors import UnavailableError
 from redstring.cli.ingesting import FileOutcome, IngestTally
 from redstring.cli.options import Invocation, plain
 from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
+from redstring.domain.schema import Schema
+from redstring.ingest.reports import GraphSnapshot
 
 CORPUS_PACKAGE = "redstring.corpus"
 TEXT_SUFFIXES = (".txt", ".md")
@@ -41,17 +44,25 @@ class DemoResult:
     answers: list[tuple[str, Any]] = field(default_factory=list)
     answering: str = ""
     html: str = ""
+    snapshot: GraphSnapshot | None = None
 
 
-def corpus_documents() -> list[tuple[str, str]]:
-    """``(name, text)`` of every text document shipped in ``redstring.corpus``, by name."""
+def corpus_documents() -> tuple[list[tuple[str, str]], Schema | None]:
+    """``(name, text)`` of every document of ``redstring.corpus`` and the schema they are
+    annotated to (``load_corpus()``), or, from an older corpus package, its text files."""
     try:
-        root = resources.files(CORPUS_PACKAGE)
+        module = importlib.import_module(CORPUS_PACKAGE)
     except ModuleNotFoundError as error:
         raise UnavailableError(
             "the demo corpus (redstring.corpus) is not in this build of redstring yet; "
             "try `redstring ingest YOUR-FOLDER` instead"
         ) from error
+    load = getattr(module, "load_corpus", None)
+    if load is not None:
+        corpus = load()
+        documents = [(f"{document.id}.md", document.text) for document in corpus.documents]
+        schema = getattr(corpus, "schema", None)
+        return sorted(documents), schema if isinstance(schema, Schema) else None
     found: list[tuple[str, str]] = []
 
     def walk(node: Traversable, prefix: str) -> None:
@@ -62,10 +73,10 @@ def corpus_documents() -> list[tuple[str, str]]:
             elif child.is_file() and child.name.endswith(TEXT_SUFFIXES):
                 found.append((name, child.read_text("utf-8")))
 
-    walk(root, "")
+    walk(resources.files(CORPUS_PACKAGE), "")
     if not found:
         raise UnavailableError(f"{CORPUS_PACKAGE} holds no .txt or .md documents")
-    return sorted(found)
+    return sorted(found), None
 
 
 def _questions(module_questions: object, entities: list[dict[str, Any]]) -> list[str]:
@@ -80,11 +91,9 @@ def _questions(module_questions: object, entities: list[dict[str, Any]]) -> list
     return asked
 
 
-async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
+async def run_demo(invocation: Invocation) -> DemoResult:
     """Ingest the corpus into the invocation's tenant and gather what the demo shows."""
-    import importlib
-
-    documents = corpus_documents()
+    documents, schema = corpus_documents()
     corpus_module = importlib.import_module(CORPUS_PACKAGE)
     async with open_graph(invocation.settings, extract=True) as runtime:
         graph = runtime.graph
@@ -101,6 +110,7 @@ async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
                     invocation.tenant,
                     source,
                     text,
+                    schema=schema,
                     metadata={
                         "path": f"{CORPUS_PACKAGE}/{name}",
                         "sha256": digest,
@@ -138,10 +148,16 @@ async def run_demo(invocation: Invocation, output: Path) -> DemoResult:
                 found = await graph.query(invocation.tenant, question, k=3)
                 shown = found.as_context() if hasattr(found, "as_context") else found
                 result.answers.append((question, shown))
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(exporting.to_html(snapshot), "utf-8")
-        result.html = str(output.resolve())
+        result.snapshot = snapshot
     return result
+
+
+def write_view(result: DemoResult, output: Path) -> None:
+    """Write the demo's HTML view to ``output`` and remember where."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if result.snapshot is not None:
+        output.write_text(exporting.to_html(result.snapshot), "utf-8")
+    result.html = str(output.resolve())
 
 
 def render_progress(invocation: Invocation) -> Any:

@@ -133,8 +133,8 @@ def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
         extractor: Extractor = cls(llm)
         return extractor
     cls = _load(*OFFLINE_EXTRACTOR, purpose="the offline extractor (install the 'nlp' extra)")
-    extractor = cls()
-    return extractor
+    offline: Extractor = cls()
+    return offline
 
 
 def describe_extractor(extractor: Extractor | None) -> str:
