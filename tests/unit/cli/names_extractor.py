@@ -8,7 +8,10 @@ sentence is a WORKS_FOR relationship. Passed to the command as
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
+import signal
 
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import Schema
@@ -41,3 +44,14 @@ class CapitalisedNames:
             for m in _WORKS_FOR.finditer(text)
         ]
         return Extraction(entities=entities, relationships=relationships)
+
+
+class InterruptedOnMarker(CapitalisedNames):
+    """Like :class:`CapitalisedNames`, but a passage holding ``INTERRUPT`` sends this process
+    SIGINT, as a person pressing Ctrl-C mid-ingest would."""
+
+    async def extract(self, text: str, schema: Schema) -> Extraction:
+        if "INTERRUPT" in text:
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(30)
+        return await super().extract(text, schema)

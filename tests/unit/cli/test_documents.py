@@ -27,10 +27,14 @@ def write_docx(path: Path, paragraphs: list[str], table: list[list[str]] | None 
 
 def write_pdf(path: Path, lines: list[str]) -> None:
     """A minimal one-page PDF with a text layer, written byte by byte (offsets computed)."""
-    stream = "BT /F1 12 Tf 72 720 Td 14 TL " + " ".join(
-        "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") Tj T*"
-        for line in lines
-    ) + " ET"
+    stream = (
+        "BT /F1 12 Tf 72 720 Td 14 TL "
+        + " ".join(
+            "(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ") Tj T*"
+            for line in lines
+        )
+        + " ET"
+    )
     objects = [
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

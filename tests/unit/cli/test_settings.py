@@ -21,7 +21,8 @@ def _file(tmp_path: Path, text: str) -> Path:
 def test_a_flag_beats_the_environment_which_beats_the_file(tmp_path: Path) -> None:
     """Each setting is taken from the first place that sets it, and says where."""
     config = _file(
-        tmp_path, 'llm_model = "from-file"\nllm_base_url = "http://file/v1"\nredis_url = "redis://f"\n'
+        tmp_path,
+        'llm_model = "from-file"\nllm_base_url = "http://file/v1"\nredis_url = "redis://f"\n',
     )
     settings = resolve(
         {"llm_model": "from-flag"},
@@ -89,7 +90,9 @@ def test_memory_and_a_postgres_dsn_contradict_each_other(tmp_path: Path) -> None
 
 def test_mask_hides_passwords_and_keys() -> None:
     """A URL keeps its scheme and host; a key keeps its last four characters."""
-    assert mask("postgresql://user:hunter2@db.example:5432/x") == "postgresql://***@db.example:5432/…"
+    assert (
+        mask("postgresql://user:hunter2@db.example:5432/x") == "postgresql://***@db.example:5432/…"
+    )
     assert "hunter2" not in mask("redis://:hunter2@cache:6379/0")
     assert mask("sk-abcdefghijkl") == "****ijkl"
     assert mask("short") == "****"

@@ -1,0 +1,153 @@
+"""The command on its embedded default: a real PostgreSQL (pgserver) kept in the data
+directory, persisting across separate processes and surviving an interrupted ingest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from redstring.cli import embedded
+from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[3]
+INTERRUPTING = "tests.unit.cli.names_extractor:InterruptedOnMarker"
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One embedded server for the module (started by the first command), stopped after."""
+    directory = tmp_path_factory.mktemp("redstring-data")
+    yield directory
+    embedded.stop(directory)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    """A folder of documents plus an empty config file."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("Ada Lovelace works for Analytical Society.\n")
+    (docs / "b.txt").write_text("Grace Hopper works for Remington Rand.\n")
+    (tmp_path / "config.toml").write_text("")
+    return tmp_path
+
+
+def _process(workdir: Path, data_dir: Path, *args: str, extractor: str = EXTRACTOR) -> CliResult:
+    """`python -m redstring ARGS` in a new process, on the embedded default."""
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "redstring", *args,
+            "--data-dir", str(data_dir), "--config", str(workdir / "config.toml"),
+            "--extractor", extractor,
+        ],
+        cwd=workdir,
+        env=clean_environment({"PYTHONPATH": str(ROOT)}),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=180,
+    )  # fmt: skip
+    return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+def _files(result: CliResult) -> dict[str, str]:
+    assert result.exit_code == 0, result
+    return {f["source_id"]: f["status"] for f in json.loads(result.stdout)["files"]}
+
+
+def test_a_graph_persists_across_processes_and_unchanged_files_are_skipped(
+    workdir: Path, data_dir: Path
+) -> None:
+    """Ingest in one process, read in another; re-ingest skips by content, not by name."""
+    tenant = "persist"
+    first = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
+    assert _files(first) == {"docs/a.md": "ingested", "docs/b.txt": "ingested"}
+
+    stats = _process(workdir, data_dir, "stats", "--json", "--tenant", tenant)
+    assert stats.exit_code == 0, stats
+    counts = json.loads(stats.stdout)
+    assert (counts["sources"], counts["entities"], counts["relationships"]) == (2, 4, 2)
+
+    again = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
+    assert _files(again) == {"docs/a.md": "unchanged", "docs/b.txt": "unchanged"}
+    assert json.loads(again.stdout)["model_calls"] == 0
+
+    (workdir / "docs" / "a.md").write_text("Ada Lovelace works for Royal Institution.\n")
+    shutil.copy(workdir / "docs" / "b.txt", workdir / "docs" / "copy-of-b.txt")
+    changed = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
+    assert _files(changed) == {
+        "docs/a.md": "ingested",
+        "docs/b.txt": "unchanged",
+        "docs/copy-of-b.txt": "duplicate",
+    }
+
+
+def test_ctrl_c_mid_ingest_keeps_finished_files_and_the_next_run_resumes(
+    workdir: Path, data_dir: Path
+) -> None:
+    """SIGINT during the second file: exit 130, the first file stored, the second not."""
+    tenant = "interrupted"
+    (workdir / "docs" / "b.txt").write_text("Grace Hopper INTERRUPT works for Remington Rand.\n")
+    stopped = _process(
+        workdir, data_dir, "ingest", "docs", "--tenant", tenant, extractor=INTERRUPTING
+    )
+    assert stopped.exit_code == 130, stopped
+    assert "interrupted" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+
+    listed = _process(workdir, data_dir, "sources", "--json", "--tenant", tenant)
+    assert [s["source_id"] for s in json.loads(listed.stdout)] == ["docs/a.md"]
+
+    resumed = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
+    assert _files(resumed) == {"docs/a.md": "unchanged", "docs/b.txt": "ingested"}
+
+
+def test_sources_delete_rebuild_and_export_through_the_runner(
+    workdir: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read and maintenance commands on the embedded store, in-process."""
+    monkeypatch.chdir(workdir)
+    base = {"data_dir": str(data_dir), "tenant": "maint", "extractor": EXTRACTOR}
+
+    def run(*args: str) -> CliResult:
+        return invoke(args, config_file=workdir / "config.toml", options=base)
+
+    assert run("ingest", "docs").exit_code == 0
+    before = json.loads(run("stats", "--json").stdout)
+    rebuilt = run("rebuild", "--json")
+    assert rebuilt.exit_code == 0, rebuilt
+    assert json.loads(rebuilt.stdout)["events_replayed"] == before["events"]
+    assert json.loads(run("stats", "--json").stdout) == before
+
+    graphml = workdir / "graph.graphml"
+    assert run("export", "--format", "graphml", "--output", str(graphml)).exit_code == 0
+    assert graphml.read_text().count("<node ") == before["entities"]
+
+    deleted = run("delete-source", "docs/a.md", "--json")
+    assert deleted.exit_code == 0, deleted
+    assert json.loads(deleted.stdout)["existed"] is True
+    remaining = json.loads(run("sources", "--json").stdout)
+    assert [s["source_id"] for s in remaining] == ["docs/b.txt"]
+    missing = run("delete-source", "docs/a.md")
+    assert missing.exit_code == 1
+    assert "has no source 'docs/a.md'" in missing.stderr
+
+    assert run("delete-tenant", "--yes").exit_code == 0
+    assert json.loads(run("stats", "--json").stdout)["sources"] == 0
+
+
+def test_the_embedded_server_is_reused_not_restarted(workdir: Path, data_dir: Path) -> None:
+    """A second command finds the server running: same postmaster, same DSN."""
+    _process(workdir, data_dir, "stats", "--tenant", "reuse")
+    pid_file = embedded.pgdata_of(data_dir) / "postmaster.pid"
+    first_pid = pid_file.read_text().split()[0]
+    _process(workdir, data_dir, "stats", "--tenant", "reuse")
+    assert pid_file.read_text().split()[0] == first_pid
