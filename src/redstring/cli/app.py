@@ -229,6 +229,9 @@ def ask(
         invocation.out.print_json(data=data)
         return
     invocation.out.print(text, markup=False)
+    if isinstance(data.get("kind"), str):
+        model = f" by {data['model']}" if data.get("model") else ""
+        invocation.out.print(f"({data['kind']} answer{model})", style="dim", markup=False)
     for key in ("citations", "cited", "sources"):
         if isinstance(data.get(key), list) and data[key]:
             render.rows(invocation.out, "Citations", data[key], empty="")
