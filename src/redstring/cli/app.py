@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Annotated, Any
+from uuid import UUID
 
 import typer
 from rich.progress import (
@@ -30,6 +31,8 @@ from redstring.cli.errors import InputError, UnavailableError
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph
+from redstring.domain.ids import EntityId
+from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
 
 app = typer.Typer(
     name="redstring",
@@ -352,21 +355,25 @@ def rebuild(invocation: Invocation) -> None:
 # --- merges ------------------------------------------------------------------------------
 
 
-def _listing(invocation: Invocation, method: str, title: str, empty: str) -> None:
-    async def work() -> Any:
+@command(
+    app,
+    "merges",
+    help="List the merges resolution made (and people made), with the rule, score and why.",
+)
+def merges(invocation: Invocation) -> None:
+    async def work() -> list[MergeInfo]:
         async with open_graph(invocation.settings) as runtime:
-            return await _needs(runtime.graph, method, 11)(invocation.tenant)
+            return await runtime.graph.merges(invocation.tenant)
 
     found = invocation.run(work())
     if invocation.json:
         invocation.emit_json(found)
-    else:
-        render.rows(invocation.out, title, list(found), empty=empty)
-
-
-@command(app, "merges", help="List the merges resolution made, with the score and why.")
-def merges(invocation: Invocation) -> None:
-    _listing(invocation, "merges", "Merges", "no merges yet")
+        return
+    if not found:
+        invocation.out.print(f"tenant {invocation.tenant} has no merges")
+        return
+    render.merges(invocation.out, found)
+    invocation.out.print("Undo one with: redstring unmerge ALIAS-ID")
 
 
 @command(
@@ -375,26 +382,49 @@ def merges(invocation: Invocation) -> None:
     help="List pairs that scored between the thresholds: left apart, for you to review.",
 )
 def possible_matches(invocation: Invocation) -> None:
-    _listing(invocation, "possible_matches", "Possible matches", "no possible matches")
+    async def work() -> list[PossibleMatchInfo]:
+        async with open_graph(invocation.settings) as runtime:
+            return await runtime.graph.possible_matches(invocation.tenant)
+
+    found = invocation.run(work())
+    if invocation.json:
+        invocation.emit_json(found)
+        return
+    if not found:
+        invocation.out.print(f"tenant {invocation.tenant} has no possible matches to review")
+        return
+    table = Table(title=f"Possible matches ({len(found)})", title_justify="left")
+    for column in ("entity", "candidate", "rule", "score", "why"):
+        table.add_column(column, overflow="fold")
+    for match in found:
+        table.add_row(
+            f"{match.entity_name or '?'} ({match.entity_id})",
+            f"{match.candidate_name or '?'} ({match.candidate_id})",
+            match.rule,
+            "" if match.score is None else f"{match.score:.3f}",
+            render.why(match.explanation),
+        )
+    invocation.out.print(table)
+    invocation.out.print("Merge a pair with: redstring merge ENTITY-ID CANDIDATE-ID")
 
 
 @command(app, "merge", help="Merge entity B into entity A (a reviewed decision).")
 def merge(
     invocation: Invocation,
     a: Annotated[str, typer.Argument(help="The entity id that stays.")],
-    b: Annotated[str, typer.Argument(help="The entity id merged into it.")],
+    b: Annotated[str, typer.Argument(help="The entity id merged into it (becomes an alias).")],
 ) -> None:
-    async def work() -> Any:
-        async with open_graph(invocation.settings) as runtime:
-            return await _needs(runtime.graph, "merge", 11)(
-                invocation.tenant, _entity_id(a), _entity_id(b)
-            )
+    keep, absorb = _entity_id(a), _entity_id(b)
 
-    result = invocation.run(work())
+    async def work() -> EntityId:
+        async with open_graph(invocation.settings) as runtime:
+            return await runtime.graph.merge(invocation.tenant, keep, absorb)
+
+    survivor = invocation.run(work())
     if invocation.json:
-        invocation.emit_json({"merged": True, "result": result})
+        invocation.emit_json({"kept": str(survivor), "alias": str(absorb)})
     else:
-        invocation.out.print(f"merged {b} into {a}")
+        invocation.out.print(f"merged {absorb} into {survivor}")
 
 
 @command(
@@ -404,28 +434,30 @@ def merge(
 )
 def unmerge(
     invocation: Invocation,
-    alias: Annotated[str, typer.Argument(help="The id of the entity that was merged away.")],
+    alias: Annotated[
+        str, typer.Argument(help="The alias id of the merged entity, as `merges` lists it.")
+    ],
 ) -> None:
-    async def work() -> Any:
+    alias_id = _entity_id(alias)
+
+    async def work() -> EntityId:
         async with open_graph(invocation.settings) as runtime:
-            return await _needs(runtime.graph, "unmerge", 11)(invocation.tenant, _entity_id(alias))
+            return await runtime.graph.unmerge(invocation.tenant, alias_id)
 
-    result = invocation.run(work())
+    restored = invocation.run(work())
     if invocation.json:
-        invocation.emit_json({"unmerged": True, "result": result})
+        invocation.emit_json({"restored": str(restored)})
     else:
-        invocation.out.print(f"unmerged {alias}")
+        invocation.out.print(f"restored {restored} as its own entity; the pair stays apart")
 
 
-def _entity_id(text: str) -> Any:
-    from uuid import UUID
-
-    from redstring.domain.ids import EntityId
-
+def _entity_id(text: str) -> EntityId:
     try:
         return EntityId(UUID(text))
     except ValueError as error:
-        raise InputError(f"{text!r} is not an entity id (a UUID, as `export` shows)") from error
+        raise InputError(
+            f"{text!r} is not an entity id (a UUID, as `merges` or `export` show)"
+        ) from error
 
 
 # --- export, config ----------------------------------------------------------------------

@@ -3,7 +3,7 @@
 It ingests every document of ``redstring.corpus`` (skipping those already ingested), shows
 the entities it resolved with the merges it made and why, answers a few questions with
 citations, writes the HTML view and says which extractor ran and how to switch to a model.
-Parts of the facade a build lacks (``ask``, ``merges``) are reported as missing, not faked.
+Parts of the facade a build lacks (``query``, ``ask``) are reported as missing, not faked.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from redstring.cli.ingesting import FileOutcome, IngestTally
 from redstring.cli.options import Invocation, plain
 from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
 from redstring.domain.schema import Schema
-from redstring.ingest.reports import GraphSnapshot
+from redstring.ingest.reports import GraphSnapshot, MergeInfo
 
 CORPUS_PACKAGE = "redstring.corpus"
 TEXT_SUFFIXES = (".txt", ".md")
@@ -40,7 +40,7 @@ class DemoResult:
     tally: IngestTally
     where: str
     entities: list[dict[str, Any]] = field(default_factory=list)
-    merges: list[Any] | None = None
+    merges: list[MergeInfo] = field(default_factory=list)
     answers: list[tuple[str, Any]] = field(default_factory=list)
     answering: str = ""
     html: str = ""
@@ -135,8 +135,7 @@ async def run_demo(invocation: Invocation) -> DemoResult:
             key=lambda e: (-len(e["passages"]), -len(e["aliases"]), e["name"]),
         )
         result.entities = entities
-        if hasattr(graph, "merges"):
-            result.merges = list(await graph.merges(invocation.tenant))
+        result.merges = await graph.merges(invocation.tenant)
         questions = _questions(getattr(corpus_module, "DEMO_QUESTIONS", None), entities)
         if hasattr(graph, "ask"):
             result.answering = "ask"
@@ -187,14 +186,10 @@ def show(invocation: Invocation, result: DemoResult) -> None:
         )
     out.print(table)
     out.print(f"{len(result.entities)} entities in all.")
-    if result.merges is None:
-        merged = [e for e in result.entities if e["aliases"]]
-        out.print(
-            f"Merges: {len(merged)} entities absorbed other names (listed above under 'also "
-            "known as'); this build has no merge explanations (KnowledgeGraph.merges)."
-        )
+    if not result.merges:
+        out.print("Merges: none; every name resolved to an entity of its own or by exact name.")
     else:
-        render.rows(out, "Merges and why", result.merges, empty="Merges: none were needed.")
+        render.merges(out, result.merges)
     if not result.answering:
         out.print("Questions: this build has no query/ask yet, so the demo answers none.")
     for question, answer in result.answers:

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from redstring.cli.ingesting import IngestTally
 from redstring.cli.options import plain
+from redstring.ingest.reports import MergeInfo
 
 
 def ingest_summary(console: Console, tally: IngestTally, *, title: str = "Ingest summary") -> None:
@@ -72,5 +73,30 @@ def rows(console: Console, title: str, items: list[Any], *, empty: str) -> None:
                 else json.dumps(cell, ensure_ascii=False)
                 for column in columns
             )
+        )
+    console.print(table)
+
+
+def why(explanation: dict[str, Any]) -> str:
+    """A merge's explanation on one line: ``field=value`` pairs in name order."""
+    return ", ".join(
+        f"{key}={json.dumps(plain(value), ensure_ascii=False)}"
+        for key, value in sorted(explanation.items())
+    )
+
+
+def merges(console: Console, found: list[MergeInfo]) -> None:
+    """One row per merge: who was kept, what merged into it, the rule, score and evidence."""
+    table = Table(title=f"Merges ({len(found)})", title_justify="left")
+    for column in ("kept", "merged into it", "rule", "score", "why", "alias id"):
+        table.add_column(column, overflow="fold")
+    for merge in found:
+        table.add_row(
+            f"{merge.winner_name or '?'} ({str(merge.winner_id)[:8]})",
+            merge.loser_name + (" [undone]" if merge.undone else ""),
+            merge.rule,
+            "" if merge.score is None else f"{merge.score:.3f}",
+            why(merge.explanation),
+            str(merge.loser_id),
         )
     console.print(table)

@@ -151,3 +151,49 @@ def test_the_embedded_server_is_reused_not_restarted(workdir: Path, data_dir: Pa
     first_pid = pid_file.read_text().split()[0]
     _process(workdir, data_dir, "stats", "--tenant", "reuse")
     assert pid_file.read_text().split()[0] == first_pid
+
+
+def test_a_reviewer_merges_lists_and_unmerges_entities(workdir: Path, data_dir: Path) -> None:
+    """merge makes an alias, merges explains it, unmerge restores it and keeps the pair apart."""
+    records = workdir / "people.jsonl"
+    records.write_text(
+        '{"kind": "entity", "ref": "a", "type": "Person", "name": "Ada Lovelace"}\n'
+        '{"kind": "entity", "ref": "b", "type": "Person", "name": "Countess of Lovelace"}\n'
+    )
+    base = {"data_dir": str(data_dir), "tenant": "review"}
+
+    def run(*args: str) -> CliResult:
+        # wide enough that no table cell is folded across lines
+        return invoke(
+            args, config_file=workdir / "config.toml", options=base, env={"COLUMNS": "300"}
+        )
+
+    imported = run("import", str(records), "--json")
+    assert imported.exit_code == 0, imported
+    refs = json.loads(imported.stdout)["refs"]
+    assert run("merges").stdout.strip() == "tenant review has no merges"
+
+    merged = run("merge", refs["a"], refs["b"], "--json")
+    assert merged.exit_code == 0, merged
+    assert json.loads(merged.stdout) == {"kept": refs["a"], "alias": refs["b"]}
+    listed = json.loads(run("merges", "--json").stdout)
+    assert [(m["winner_id"], m["loser_id"], m["rule"]) for m in listed] == [
+        (refs["a"], refs["b"], "manual")
+    ]
+    table = run("merges").stdout
+    assert "Countess of Lovelace" in table
+    assert refs["b"] in table
+    assert json.loads(run("stats", "--json").stdout)["entities"] == 1
+
+    restored = run("unmerge", refs["b"], "--json")
+    assert restored.exit_code == 0, restored
+    assert json.loads(restored.stdout) == {"restored": refs["b"]}
+    assert json.loads(run("stats", "--json").stdout)["entities"] == 2
+
+    refused = run("merge", refs["a"], refs["b"])
+    assert refused.exit_code == 1
+    assert refused.stderr.startswith("error: ")
+    assert len(refused.stderr.strip().splitlines()) == 1
+    not_an_id = run("unmerge", "not-a-uuid")
+    assert not_an_id.exit_code == 1
+    assert "'not-a-uuid' is not an entity id" in not_an_id.stderr
