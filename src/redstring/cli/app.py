@@ -31,7 +31,9 @@ from redstring.cli.errors import InputError, UnavailableError
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph
+from redstring.composition.schema_files import load_schema
 from redstring.domain.ids import EntityId
+from redstring.domain.schema import Schema
 from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
 
 app = typer.Typer(
@@ -100,9 +102,19 @@ def ingest(
     paths: Annotated[
         list[str], typer.Argument(help="Files, folders (walked recursively) or glob patterns.")
     ],
+    schema: Annotated[
+        Path | None,
+        typer.Option(
+            "--schema",
+            help="Entity and relationship types to extract (.json or .yaml); default: "
+            "the built-in schema.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     files = expand_paths(paths)
-    tally = invocation.run(_ingest(invocation, files))
+    types = load_schema(schema) if schema is not None else None
+    tally = invocation.run(_ingest(invocation, files, types))
     if invocation.json:
         invocation.emit_json(tally)
     else:
@@ -111,7 +123,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-async def _ingest(invocation: Invocation, files: list[Path]) -> IngestTally:
+async def _ingest(invocation: Invocation, files: list[Path], schema: Schema | None) -> IngestTally:
     async with open_graph(invocation.settings, extract=True) as runtime:
         tally = IngestTally(extractor=describe_extractor(runtime.extractor))
         with _progress(invocation) as progress:
@@ -123,7 +135,13 @@ async def _ingest(invocation: Invocation, files: list[Path]) -> IngestTally:
                 done["n"] += 1
 
             await ingest_files(
-                runtime.graph, invocation.tenant, files, tally, cwd=Path.cwd(), advance=advance
+                runtime.graph,
+                invocation.tenant,
+                files,
+                tally,
+                cwd=Path.cwd(),
+                advance=advance,
+                schema=schema,
             )
             progress.update(task, completed=len(files))
         return tally

@@ -19,7 +19,9 @@ from pydantic import JsonValue
 
 from redstring.cli.documents import file_sha256, read_document
 from redstring.cli.errors import CliError
+from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.domain.errors import RedstringError
+from redstring.domain.schema import Schema
 
 
 @dataclass
@@ -73,13 +75,14 @@ def source_id_for(path: Path, cwd: Path) -> str:
 
 
 async def ingest_files(
-    graph: Any,
+    graph: KnowledgeGraph,
     tenant: str,
     paths: Sequence[Path],
     tally: IngestTally,
     *,
     cwd: Path,
     advance: Callable[[str], None],
+    schema: Schema | None = None,
 ) -> None:
     """Ingest ``paths`` one by one into ``tenant``, recording each outcome in ``tally``.
 
@@ -117,7 +120,9 @@ async def ingest_files(
                 "sha256": digest,
                 "format": document.format,
             }
-            report = await graph.ingest(tenant, source, document.text, metadata=metadata)
+            report = await graph.ingest(
+                tenant, source, document.text, schema=schema, metadata=metadata
+            )
         except (CliError, RedstringError) as error:
             tally.files.append(FileOutcome(str(path), source, "failed", str(error)))
             continue

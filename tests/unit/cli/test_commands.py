@@ -205,3 +205,27 @@ def test_an_empty_tenant_exports_an_empty_snapshot(run_cli: RunCli) -> None:
         "relationships": [],
         "passages": [],
     }
+
+
+def test_ingest_extracts_to_the_schema_file_given(
+    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--schema restricts what is kept to its types; an unreadable schema is one line, exit 1."""
+    _folder(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    schema = tmp_path / "people.json"
+    schema.write_text(json.dumps({"entity_types": [{"name": "Person"}]}))
+    result = run_cli(
+        "ingest", "docs/notes.md", "--json", "--schema", str(schema),
+        backend="memory", extractor=EXTRACTOR,
+    )  # fmt: skip
+    assert result.exit_code == 0, result
+    summary = json.loads(result.stdout)
+    assert (summary["entities_created"], summary["relationships"]) == (1, 0)
+    schema.write_text("{not json")
+    broken = run_cli(
+        "ingest", "docs/notes.md", "--schema", str(schema), backend="memory", extractor=EXTRACTOR
+    )
+    assert broken.exit_code == 1
+    assert "people.json" in broken.stderr
+    assert len(broken.stderr.strip().splitlines()) == 1
