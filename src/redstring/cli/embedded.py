@@ -53,7 +53,9 @@ def stop(data_dir: Path) -> bool:
     pgdata = pgdata_of(data_dir)
     if not (pgdata / "postmaster.pid").exists():
         return False
-    import pgserver
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import pgserver
 
     pg_ctl = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_ctl"
     owner = pgdata.stat()

@@ -1,11 +1,12 @@
 """``redstring ingest``: files to sources, skipping what is unchanged, with a running tally.
 
 A file's source id is its path relative to the current directory when it lies beneath it,
-else its absolute path (POSIX separators either way). Unchanged means the same bytes: a file
-whose SHA-256 matches what its source recorded is skipped without being parsed, and a file
-whose bytes equal another source's is skipped as a duplicate of it. Each file is ingested by
-one ``KnowledgeGraph.ingest`` call, which the core applies atomically, so an interrupted run
-leaves every finished file stored and the next run picks up from there.
+else its absolute path (POSIX separators either way). A file whose text its source already
+holds is reported unchanged: ``KnowledgeGraph.ingest`` compares content, extracts nothing,
+and retries only passages whose extraction failed before. A file whose bytes (SHA-256) equal
+another source's is skipped as a duplicate of it. Each file is one ``KnowledgeGraph.ingest``
+call, which the core applies atomically, so an interrupted run leaves every finished file
+stored and the next run picks up from there.
 """
 
 from __future__ import annotations
@@ -89,12 +90,10 @@ async def ingest_files(
     A file that cannot be read, or whose ingest raises a redstring error, is recorded as
     failed and the run carries on; any other error (a lost connection) stops the run.
     """
-    known: dict[str, str] = {}
     by_hash: dict[str, str] = {}
     for info in await graph.sources(tenant):
         digest = info.metadata.get("sha256")
         if isinstance(digest, str):
-            known[str(info.source_id)] = digest
             by_hash.setdefault(digest, str(info.source_id))
     for path in paths:
         source = source_id_for(path, cwd)
@@ -104,9 +103,8 @@ async def ingest_files(
         except OSError as error:
             tally.files.append(FileOutcome(str(path), source, "failed", f"unreadable: {error}"))
             continue
-        if known.get(source) == digest:
-            tally.files.append(FileOutcome(str(path), source, "unchanged"))
-            continue
+        # Same bytes under the same id still go to ingest: the core finds the text unchanged
+        # at the cost of a parse, and retries any passage whose extraction failed last time.
         twin = by_hash.get(digest)
         if twin is not None and twin != source:
             tally.files.append(FileOutcome(str(path), source, "duplicate", f"same bytes as {twin}"))
@@ -127,7 +125,6 @@ async def ingest_files(
             tally.files.append(FileOutcome(str(path), source, "failed", str(error)))
             continue
         tally.add_report(report)
-        known[source] = digest
         by_hash.setdefault(digest, source)
         status = "unchanged" if report.unchanged else "ingested"
         detail = f"{len(report.failed_chunks)} passage(s) failed" if report.failed_chunks else ""

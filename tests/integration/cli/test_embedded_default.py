@@ -197,3 +197,24 @@ def test_a_reviewer_merges_lists_and_unmerges_entities(workdir: Path, data_dir: 
     not_an_id = run("unmerge", "not-a-uuid")
     assert not_an_id.exit_code == 1
     assert "'not-a-uuid' is not an entity id" in not_an_id.stderr
+
+
+def test_a_file_whose_extraction_failed_is_retried_though_its_bytes_did_not_change(
+    workdir: Path, data_dir: Path
+) -> None:
+    """The failed passage is reported, and the next run of the same bytes retries it."""
+    (workdir / "docs" / "b.txt").write_text("Grace Hopper FLAKY works for Remington Rand.\n")
+    failing = _process(
+        workdir, data_dir, "ingest", "docs", "--json", "--tenant", "flaky",
+        extractor="tests.unit.cli.names_extractor:FailsOnMarker",
+    )  # fmt: skip
+    assert failing.exit_code == 0, failing
+    first = json.loads(failing.stdout)
+    assert first["failed_passages"] == 1
+    assert {f["source_id"]: f["detail"] for f in first["files"]}["docs/b.txt"] == (
+        "1 passage(s) failed"
+    )
+    retried = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", "flaky")
+    second = json.loads(retried.stdout)
+    assert _files(retried) == {"docs/a.md": "unchanged", "docs/b.txt": "ingested"}
+    assert (second["failed_passages"], second["model_calls"]) == (0, 1)

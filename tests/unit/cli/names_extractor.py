@@ -15,6 +15,7 @@ import signal
 
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import Schema
+from redstring.ports.errors import ExtractionError
 
 GIVEN_NAMES = {"Ada", "Charles", "Grace", "Alan", "Mary"}
 _RUN = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b")
@@ -54,4 +55,13 @@ class InterruptedOnMarker(CapitalisedNames):
         if "INTERRUPT" in text:
             os.kill(os.getpid(), signal.SIGINT)
             await asyncio.sleep(30)
+        return await super().extract(text, schema)
+
+
+class FailsOnMarker(CapitalisedNames):
+    """Like :class:`CapitalisedNames`, but a passage holding ``FLAKY`` fails to extract."""
+
+    async def extract(self, text: str, schema: Schema) -> Extraction:
+        if "FLAKY" in text:
+            raise ExtractionError("the test extractor fails on FLAKY passages")
         return await super().extract(text, schema)
