@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from redstring.cli.app import app
+from redstring.cli.commands import app
 
 EXTRACTOR = "tests.unit.cli.names_extractor:CapitalisedNames"
 SETTING_VARIABLES = tuple(

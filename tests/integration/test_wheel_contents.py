@@ -241,3 +241,18 @@ def test_the_wheel_ships_the_offline_html_view_with_its_licences(wheel: Path) ->
         f"{static}vis-network/LICENSE-MIT",
         f"{static}vis-network/LICENSE-APACHE-2.0",
     } <= names
+
+
+def test_the_command_without_the_cli_extra_names_the_extra(python: Path) -> None:
+    """The bare wheel has no typer: `python -m redstring` says which extra to install."""
+    result = subprocess.run(
+        [str(python), "-I", "-m", "redstring", "--version"],
+        cwd=python.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: the redstring command needs the 'cli' extra")
+    assert "Traceback" not in result.stderr

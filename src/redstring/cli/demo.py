@@ -161,7 +161,7 @@ def write_view(result: DemoResult, output: Path) -> None:
 
 def render_progress(invocation: Invocation) -> Any:
     """The same progress bar ``ingest`` shows."""
-    from redstring.cli.app import _progress
+    from redstring.cli.commands import _progress
 
     return _progress(invocation)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import redstring
-from redstring.cli.app import app
+from redstring.cli.commands import app
 from tests.unit.cli.conftest import EXTRACTOR, RunCli
 from tests.unit.cli.test_documents import write_docx, write_pdf
 
