@@ -304,9 +304,12 @@ def guarded(invocation: Invocation, work: Callable[[], None]) -> int:
     except Exception as error:
         if invocation.debug:
             traceback.print_exc()
-        invocation.err.print(Text.assemble(("error: ", "bold red"), describe(error)))
-        if not invocation.debug and not isinstance(error, CliError | RedstringError):
-            invocation.err.print("(run again with --debug for the traceback)")
+        hint = (
+            " (run again with --debug for the traceback)"
+            if not invocation.debug and not isinstance(error, CliError | RedstringError)
+            else ""
+        )
+        invocation.err.print(Text.assemble(("error: ", "bold red"), describe(error), hint))
         return error.exit_code if isinstance(error, CliError) else 1
     return 0
 

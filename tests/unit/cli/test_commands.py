@@ -229,3 +229,14 @@ def test_ingest_extracts_to_the_schema_file_given(
     assert broken.exit_code == 1
     assert "people.json" in broken.stderr
     assert len(broken.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_server_is_one_line_with_the_debug_hint(run_cli: RunCli) -> None:
+    """An unexpected failure (here: nothing listens) is still one line, exit 1."""
+    result = run_cli("stats", postgres_dsn="postgresql://nobody@127.0.0.1:1/none")
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: ")
+    assert "127.0.0.1" in lines[0]
+    assert lines[0].endswith("(run again with --debug for the traceback)")
