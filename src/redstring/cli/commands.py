@@ -244,19 +244,8 @@ def ask(
     if invocation.json:
         invocation.emit_json(answer)
         return
-    data = plain(answer)
-    text = next((data[key] for key in ("text", "answer") if isinstance(data.get(key), str)), None)
-    if text is None:
-        invocation.out.print_json(data=data)
-        return
-    invocation.out.print(text, markup=False)
-    if isinstance(data.get("kind"), str):
-        model = f" by {data['model']}" if data.get("model") else ""
-        invocation.out.print(f"({data['kind']} answer{model})", style="dim", markup=False)
-    for key in ("citations", "cited", "sources"):
-        if isinstance(data.get(key), list) and data[key]:
-            render.rows(invocation.out, "Citations", data[key], empty="")
-            break
+    if not render.answer(invocation.out, plain(answer)):
+        invocation.out.print_json(data=plain(answer))
 
 
 @command(app, "sources", help="List the tenant's sources (documents and imports).")

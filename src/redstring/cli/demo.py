@@ -31,6 +31,7 @@ from redstring.ingest.reports import GraphSnapshot, MergeInfo
 CORPUS_PACKAGE = "redstring.corpus"
 TEXT_SUFFIXES = (".txt", ".md")
 QUESTIONS = 3
+ANSWER_CHARS = 600
 
 
 @dataclass
@@ -194,16 +195,10 @@ def show(invocation: Invocation, result: DemoResult) -> None:
         out.print("Questions: this build has no query/ask yet, so the demo answers none.")
     for question, answer in result.answers:
         out.print(f"\n[bold]Q: {escape(question)}[/]")
-        data = plain(answer)
         if isinstance(answer, str):
             out.print(answer, markup=False)
-        elif isinstance(data, dict) and isinstance(data.get("text") or data.get("answer"), str):
-            out.print(data.get("text") or data.get("answer"), markup=False)
-            citations = data.get("citations")
-            if isinstance(citations, list) and citations:
-                render.rows(out, "Citations", citations, empty="")
-        else:
-            out.print_json(data=data)
+        elif not render.answer(out, plain(answer), limit=ANSWER_CHARS):
+            out.print_json(data=plain(answer))
     out.print(f"\nHTML view: {result.html}")
     out.print(f"Extractor: {result.tally.extractor}.")
     out.print(f"To use a language model instead: {SWITCH_TO_LLM}.")

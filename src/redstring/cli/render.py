@@ -100,3 +100,35 @@ def merges(console: Console, found: list[MergeInfo]) -> None:
             str(merge.loser_id),
         )
     console.print(table)
+
+
+def citations(console: Console, cited: list[Any]) -> None:
+    """The passages an answer cites: marker and source (``--json`` has the chunk ids)."""
+    table = Table(title=f"Citations ({len(cited)})", title_justify="left")
+    table.add_column("marker")
+    table.add_column("source", overflow="fold")
+    for item in cited:
+        data = plain(item)
+        if isinstance(data, dict):
+            table.add_row(str(data.get("marker", "")), str(data.get("source_id", "")))
+        else:
+            table.add_row("", str(data))
+    console.print(table)
+
+
+def answer(console: Console, data: dict[str, Any], *, limit: int | None = None) -> bool:
+    """Print an answer's text (cut at ``limit`` characters), its kind and its citations;
+    False when ``data`` has no answer text."""
+    text = next((data[key] for key in ("text", "answer") if isinstance(data.get(key), str)), None)
+    if text is None:
+        return False
+    if limit is not None and len(text) > limit:
+        text = text[:limit].rstrip() + " …"
+    console.print(text, markup=False)
+    if isinstance(data.get("kind"), str):
+        model = f" by {data['model']}" if data.get("model") else ""
+        console.print(f"({data['kind']} answer{model})", style="dim", markup=False)
+    cited = data.get("citations")
+    if isinstance(cited, list) and cited:
+        citations(console, cited)
+    return True
