@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from redstring import KnowledgeGraph
 from redstring.cli import embedded
 from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke
 
@@ -218,3 +219,34 @@ def test_a_file_whose_extraction_failed_is_retried_though_its_bytes_did_not_chan
     second = json.loads(retried.stdout)
     assert _files(retried) == {"docs/a.md": "unchanged", "docs/b.txt": "ingested"}
     assert (second["failed_passages"], second["model_calls"]) == (0, 1)
+
+
+@pytest.mark.skipif(
+    not hasattr(KnowledgeGraph, "ask"), reason="query and ask arrive with retrieval (issue 13)"
+)
+def test_query_and_ask_cite_the_ingested_files(
+    workdir: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """query finds the passage; ask answers (extractively, no model) citing its source."""
+    monkeypatch.chdir(workdir)
+    base = {"data_dir": str(data_dir), "tenant": "asking", "extractor": EXTRACTOR}
+
+    def run(*args: str) -> CliResult:
+        return invoke(
+            args, config_file=workdir / "config.toml", options=base, env={"COLUMNS": "300"}
+        )
+
+    assert run("ingest", "docs").exit_code == 0
+    found = run("query", "Grace Hopper", "--json", "-k", "3")
+    assert found.exit_code == 0, found
+    sources = [p["source_id"] for p in json.loads(found.stdout)["passages"]]
+    assert sources[0] == "docs/b.txt"
+
+    answered = run("ask", "Who works for Remington Rand?", "--json")
+    assert answered.exit_code == 0, answered
+    answer = json.loads(answered.stdout)
+    assert answer["kind"] == "extractive"
+    assert "docs/b.txt" in {c["source_id"] for c in answer["citations"]}
+    shown = run("ask", "Who works for Remington Rand?").stdout
+    assert "(extractive answer)" in shown
+    assert "docs/b.txt" in shown
