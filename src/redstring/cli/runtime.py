@@ -230,28 +230,26 @@ async def _with_neo4j(
     embeddings: EmbeddingProvider,
     options: dict[str, Any],
 ) -> KnowledgeGraph:
-    from redstring.chunks.adapters.postgres import PostgresChunkStore
-    from redstring.eventlog.adapters.postgres import PostgresEventLog
+    """The PostgreSQL stores of ``on_postgres`` with the graph in Neo4j instead."""
     from redstring.graph.adapters.neo4j import Neo4jGraphStore
-    from redstring.vector.adapters.pgvector import PgVectorStore
 
+    on_postgres = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
+    stack.push_async_callback(on_postgres.close)
     uri, auth = _neo4j_target(neo4j_uri)
     graph_store = await Neo4jGraphStore.connect(uri, auth)
     stack.push_async_callback(graph_store.close)
-    vectors = await PgVectorStore.connect(dsn, dimension=embeddings.dimension)
-    stack.push_async_callback(vectors.close)
-    chunks = await PostgresChunkStore.connect(dsn)
-    stack.push_async_callback(chunks.close)
-    events = await PostgresEventLog.connect(dsn)
-    stack.push_async_callback(events.close)
-    return KnowledgeGraph(
-        graph=graph_store,
-        vectors=vectors,
-        chunks=chunks,
-        events=events,
-        embeddings=embeddings,
-        **options,
+    # Every store but the graph comes from on_postgres (passage vectors too, where the
+    # facade has them), so the two compositions cannot drift apart.
+    stores = _kwargs_accepted(
+        KnowledgeGraph.__init__,
+        {
+            "vectors": on_postgres.vectors,
+            "chunks": on_postgres.chunks,
+            "events": on_postgres.events,
+            "passage_vectors": getattr(on_postgres, "passage_vectors", None),
+        },
     )
+    return KnowledgeGraph(graph=graph_store, embeddings=embeddings, **stores, **options)
 
 
 def _safe_dsn(dsn: str) -> str:

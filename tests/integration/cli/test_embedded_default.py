@@ -4,9 +4,11 @@ directory, persisting across separate processes and surviving an interrupted ing
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 
 from redstring import KnowledgeGraph
 from redstring.cli import embedded
+from tests.backends import backend_unavailable
 from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke
 
 pytestmark = pytest.mark.integration
@@ -250,3 +253,30 @@ def test_query_and_ask_cite_the_ingested_files(
     shown = run("ask", "Who works for Remington Rand?").stdout
     assert "(extractive answer)" in shown
     assert "docs/b.txt" in shown
+
+
+def test_neo4j_holds_the_graph_when_named(
+    workdir: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--neo4j-uri: the entities live in Neo4j; the other stores stay in PostgreSQL."""
+    uri = os.environ.get("REDSTRING_TEST_NEO4J_URI", "").strip()
+    if not uri:
+        backend_unavailable("Neo4j", "REDSTRING_TEST_NEO4J_URI is not set")
+    monkeypatch.chdir(workdir)
+    tenant = f"neo4j-{uuid.uuid4().hex[:12]}"
+    base = {"data_dir": str(data_dir), "tenant": tenant, "extractor": EXTRACTOR}
+
+    def run(*args: str, **extra: str) -> CliResult:
+        return invoke(args, config_file=workdir / "config.toml", options={**base, **extra})
+
+    ingested = run("ingest", "docs", "--json", neo4j_uri=uri)
+    assert ingested.exit_code == 0, ingested
+    assert json.loads(ingested.stdout)["entities_created"] == 4
+    in_neo4j = json.loads(run("export", neo4j_uri=uri).stdout)
+    in_postgres = json.loads(run("export").stdout)
+    assert sorted(e["entity"]["name"] for e in in_neo4j["entities"]) == [
+        "Ada Lovelace", "Analytical Society", "Grace Hopper", "Remington Rand",
+    ]  # fmt: skip
+    assert in_postgres["entities"] == []
+    assert len(in_neo4j["passages"]) == len(in_postgres["passages"]) == 2
+    assert run("delete-tenant", "--yes", neo4j_uri=uri).exit_code == 0
