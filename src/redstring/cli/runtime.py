@@ -186,12 +186,12 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
     async with AsyncExitStack() as stack:
         cache: Cache
         if settings.redis_url:
-            from redstring.llm.cache.redis import RedisCache
+            from redstring.cache.adapters.redis import RedisCache
 
             cache = RedisCache.from_url(settings.redis_url)
             stack.push_async_callback(cache.close)
         else:
-            from redstring.llm.cache.memory import MemoryCache
+            from redstring.cache.adapters.memory import MemoryCache
 
             cache = MemoryCache()
         llm = _llm_provider(settings, cache) if settings.llm_base_url else None

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from redstring.cache.adapters.memory import MemoryCache
 from redstring.cli.errors import ConfigError, UnavailableError
 from redstring.cli.runtime import _llm_provider, _neo4j_target, build_extractor, provider_name
 from redstring.cli.settings import Settings, resolve
-from redstring.llm.cache.memory import MemoryCache
 from redstring.llm.resilience import ResilientLlmProvider
 from tests.unit.cli.names_extractor import CapitalisedNames
 
