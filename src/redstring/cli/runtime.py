@@ -47,14 +47,14 @@ class Runtime:
     where: str
 
 
-def _load(module: str, name: str, purpose: str) -> Any:
+def _load(module: str, name: str, purpose: str, hint: str = "") -> Any:
+    """``module.name``, or :class:`UnavailableError` saying what is missing (and ``hint``)."""
     try:
         return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as error:
+        suffix = f"; {hint}" if hint else ""
         raise UnavailableError(
-            f"{purpose} is not available ({module}.{name}: {error}); {SWITCH_TO_LLM}"
-            if "offline" in purpose
-            else f"{purpose} is not available ({module}.{name}: {error})"
+            f"{purpose} is not available ({module}.{name}: {error}){suffix}"
         ) from error
 
 
@@ -132,7 +132,11 @@ def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
         cls = _load(*LLM_EXTRACTOR, purpose="the LLM extractor")
         extractor: Extractor = cls(llm)
         return extractor
-    cls = _load(*OFFLINE_EXTRACTOR, purpose="the offline extractor (install the 'nlp' extra)")
+    cls = _load(
+        *OFFLINE_EXTRACTOR,
+        purpose="the offline extractor (the 'nlp' extra)",
+        hint=SWITCH_TO_LLM,
+    )
     offline: Extractor = cls()
     return offline
 
