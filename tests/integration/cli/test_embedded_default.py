@@ -3,6 +3,7 @@ directory, persisting across separate processes and surviving an interrupted ing
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -11,11 +12,13 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
 from redstring import KnowledgeGraph
 from redstring.cli import embedded
+from redstring.domain.ids import EntityId, TenantId
 from tests.backends import backend_unavailable
 from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke
 
@@ -272,11 +275,28 @@ def test_neo4j_holds_the_graph_when_named(
     ingested = run("ingest", "docs", "--json", neo4j_uri=uri)
     assert ingested.exit_code == 0, ingested
     assert json.loads(ingested.stdout)["entities_created"] == 4
-    in_neo4j = json.loads(run("export", neo4j_uri=uri).stdout)
-    in_postgres = json.loads(run("export").stdout)
-    assert sorted(e["entity"]["name"] for e in in_neo4j["entities"]) == [
+    exported = json.loads(run("export", neo4j_uri=uri).stdout)
+    ids = [UUID(item["entity"]["id"]) for item in exported["entities"]]
+    assert sorted(item["entity"]["name"] for item in exported["entities"]) == [
         "Ada Lovelace", "Analytical Society", "Grace Hopper", "Remington Rand",
     ]  # fmt: skip
-    assert in_postgres["entities"] == []
-    assert len(in_neo4j["passages"]) == len(in_postgres["passages"]) == 2
+    held = asyncio.run(_graph_stores_holding(uri, embedded.start(data_dir), tenant, ids))
+    assert held == {"neo4j": 4, "postgres": 0}
     assert run("delete-tenant", "--yes", neo4j_uri=uri).exit_code == 0
+
+
+async def _graph_stores_holding(
+    neo4j_uri: str, dsn: str, tenant: str, ids: list[UUID]
+) -> dict[str, int]:
+    """How many of ``ids`` each graph store holds for ``tenant``."""
+    from redstring.graph.adapters.neo4j import Neo4jGraphStore
+    from redstring.graph.adapters.postgres import PostgresGraphStore
+
+    counts = {}
+    async with await Neo4jGraphStore.connect(neo4j_uri, None) as neo4j:
+        found = [await neo4j.get_entity(TenantId(tenant), EntityId(i)) for i in ids]
+        counts["neo4j"] = sum(entity is not None for entity in found)
+    async with await PostgresGraphStore.connect(dsn) as postgres:
+        found = [await postgres.get_entity(TenantId(tenant), EntityId(i)) for i in ids]
+        counts["postgres"] = sum(entity is not None for entity in found)
+    return counts
