@@ -9,10 +9,7 @@ Parts of the facade a build lacks (``query``, ``ask``) are reported as missing, 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +18,14 @@ from rich.table import Table
 
 from redstring.cli import export as exporting
 from redstring.cli import render
-from redstring.cli.errors import UnavailableError
 from redstring.cli.ingesting import FileOutcome, IngestTally
 from redstring.cli.options import Invocation, plain
 from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
+from redstring.corpus import load_corpus
 from redstring.domain.schema import Schema
 from redstring.ingest.reports import GraphSnapshot, MergeInfo
 
 CORPUS_PACKAGE = "redstring.corpus"
-TEXT_SUFFIXES = (".txt", ".md")
 QUESTIONS = 3
 ANSWER_CHARS = 600
 
@@ -48,54 +44,25 @@ class DemoResult:
     snapshot: GraphSnapshot | None = None
 
 
-def corpus_documents() -> tuple[list[tuple[str, str]], Schema | None]:
-    """``(name, text)`` of every document of ``redstring.corpus`` and the schema they are
-    annotated to (``load_corpus()``), or, from an older corpus package, its text files."""
-    try:
-        module = importlib.import_module(CORPUS_PACKAGE)
-    except ModuleNotFoundError as error:
-        raise UnavailableError(
-            "the demo corpus (redstring.corpus) is not in this build of redstring yet; "
-            "try `redstring ingest YOUR-FOLDER` instead"
-        ) from error
-    load = getattr(module, "load_corpus", None)
-    if load is not None:
-        corpus = load()
-        documents = [(f"{document.id}.md", document.text) for document in corpus.documents]
-        schema = getattr(corpus, "schema", None)
-        return sorted(documents), schema if isinstance(schema, Schema) else None
-    found: list[tuple[str, str]] = []
-
-    def walk(node: Traversable, prefix: str) -> None:
-        for child in node.iterdir():
-            name = f"{prefix}{child.name}"
-            if child.is_dir() and not child.name.startswith(("_", ".")):
-                walk(child, f"{name}/")
-            elif child.is_file() and child.name.endswith(TEXT_SUFFIXES):
-                found.append((name, child.read_text("utf-8")))
-
-    walk(resources.files(CORPUS_PACKAGE), "")
-    if not found:
-        raise UnavailableError(f"{CORPUS_PACKAGE} holds no .txt or .md documents")
-    return sorted(found), None
+def corpus_documents() -> tuple[list[tuple[str, str]], Schema]:
+    """``(name, text)`` of every document of the shipped corpus, and the schema they are
+    annotated to."""
+    corpus = load_corpus()
+    documents = [(f"{document.id}.md", document.text) for document in corpus.documents]
+    return sorted(documents), corpus.schema
 
 
-def _questions(module_questions: object, entities: list[dict[str, Any]]) -> list[str]:
-    if isinstance(module_questions, list | tuple) and all(
-        isinstance(q, str) for q in module_questions
-    ):
-        return list(module_questions)[:QUESTIONS]
-    asked = []
-    for entity in entities[:QUESTIONS]:
-        who = "Who" if entity["type"] == "Person" else "What"
-        asked.append(f"{who} is {entity['name']}?")
-    return asked
+def _questions(entities: list[dict[str, Any]]) -> list[str]:
+    """A question about each of the most mentioned entities."""
+    return [
+        f"{'Who' if entity['type'] == 'Person' else 'What'} is {entity['name']}?"
+        for entity in entities[:QUESTIONS]
+    ]
 
 
 async def run_demo(invocation: Invocation) -> DemoResult:
     """Ingest the corpus into the invocation's tenant and gather what the demo shows."""
     documents, schema = corpus_documents()
-    corpus_module = importlib.import_module(CORPUS_PACKAGE)
     async with open_graph(invocation.settings, extract=True) as runtime:
         graph = runtime.graph
         tally = IngestTally(extractor=describe_extractor(runtime.extractor))
@@ -137,7 +104,7 @@ async def run_demo(invocation: Invocation) -> DemoResult:
         )
         result.entities = entities
         result.merges = await graph.merges(invocation.tenant)
-        questions = _questions(getattr(corpus_module, "DEMO_QUESTIONS", None), entities)
+        questions = _questions(entities)
         if hasattr(graph, "ask"):
             result.answering = "ask"
             for question in questions:
@@ -188,7 +155,7 @@ def show(invocation: Invocation, result: DemoResult) -> None:
     out.print(table)
     out.print(f"{len(result.entities)} entities in all.")
     if not result.merges:
-        out.print("Merges: none; every name resolved to an entity of its own or by exact name.")
+        out.print("Merges: none recorded for this tenant.")
     else:
         render.merges(out, result.merges)
     if not result.answering:

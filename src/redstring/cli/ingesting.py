@@ -45,7 +45,7 @@ class IngestTally:
     files: list[FileOutcome] = field(default_factory=list)
     chunks: int = 0
     entities_created: int = 0
-    entities_merged: int = 0
+    entities_matched: int = 0
     relationships: int = 0
     model_calls: int = 0
     extractions_reused: int = 0
@@ -59,7 +59,7 @@ class IngestTally:
         """Add one ``IngestReport``."""
         self.chunks += report.chunks
         self.entities_created += report.entities_created
-        self.entities_merged += report.entities_matched
+        self.entities_matched += report.entities_matched
         self.relationships += report.relationships
         self.model_calls += report.model_calls
         self.extractions_reused += report.extractions_reused

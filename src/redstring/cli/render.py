@@ -26,7 +26,7 @@ def ingest_summary(console: Console, tally: IngestTally, *, title: str = "Ingest
         ("  failed", tally.count("failed")),
         ("passages (chunks)", tally.chunks),
         ("entities created", tally.entities_created),
-        ("entities merged into existing", tally.entities_merged),
+        ("mentions resolved to known entities", tally.entities_matched),
         ("relationships", tally.relationships),
         ("model calls", tally.model_calls),
         ("extractions reused (cache hits)", tally.extractions_reused),

@@ -30,7 +30,6 @@ from redstring.ports.llm_provider import LlmProvider
 __all__ = ["Runtime", "describe_extractor", "open_graph"]
 
 OFFLINE_EXTRACTOR = ("redstring.extraction.adapters.spacy", "SpacyExtractor")
-LLM_EXTRACTOR = ("redstring.extraction.llm", "LlmExtractor")
 SWITCH_TO_LLM = (
     "for model extraction pass --llm-base-url URL --llm-model NAME (Ollama: "
     "http://localhost:11434/v1), or set REDSTRING_LLM_BASE_URL / REDSTRING_LLM_MODEL"
@@ -129,9 +128,9 @@ def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
     if choice == "llm" and llm is None:
         raise ConfigError("--extractor llm needs --llm-base-url and --llm-model")
     if llm is not None and choice != "offline":
-        cls = _load(*LLM_EXTRACTOR, purpose="the LLM extractor")
-        extractor: Extractor = cls(llm)
-        return extractor
+        from redstring.extraction.llm import LlmExtractor
+
+        return LlmExtractor(llm)
     cls = _load(
         *OFFLINE_EXTRACTOR,
         purpose="the offline extractor (the 'nlp' extra)",

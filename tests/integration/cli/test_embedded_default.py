@@ -47,13 +47,15 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _process(workdir: Path, data_dir: Path, *args: str, extractor: str = EXTRACTOR) -> CliResult:
+def _process(
+    workdir: Path, data_dir: Path, *args: str, extractor: str | None = EXTRACTOR
+) -> CliResult:
     """`python -m redstring ARGS` in a new process, on the embedded default."""
     done = subprocess.run(
         [
             sys.executable, "-m", "redstring", *args,
             "--data-dir", str(data_dir), "--config", str(workdir / "config.toml"),
-            "--extractor", extractor,
+            *(["--extractor", extractor] if extractor else []),
         ],
         cwd=workdir,
         env=clean_environment({"PYTHONPATH": str(ROOT)}),
@@ -300,3 +302,17 @@ async def _graph_stores_holding(
         found = [await postgres.get_entity(TenantId(tenant), EntityId(i)) for i in ids]
         counts["postgres"] = sum(entity is not None for entity in found)
     return counts
+
+
+def test_the_default_offline_extractor_builds_the_graph(workdir: Path, data_dir: Path) -> None:
+    """No --extractor and no model server: spaCy extracts, in a separate process."""
+    tenant = "offline"
+    ingested = _process(
+        workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant, extractor=None
+    )
+    assert ingested.exit_code == 0, ingested
+    assert json.loads(ingested.stdout)["extractor"].startswith("SpacyExtractor (spacy/")
+    exported = json.loads(_process(workdir, data_dir, "export", "--tenant", tenant).stdout)
+    names = {(e["entity"]["name"], e["entity"]["type"]) for e in exported["entities"]}
+    assert {("Ada Lovelace", "Person"), ("Grace Hopper", "Person")} <= names
+    assert "WORKS_FOR" in {r["type"] for r in exported["relationships"]}

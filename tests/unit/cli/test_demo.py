@@ -5,13 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
+from redstring import corpus
 from tests.unit.cli.conftest import EXTRACTOR, RunCli
-
-corpus = pytest.importorskip(
-    "redstring.corpus", reason="the demo corpus arrives with the extraction issue (12)"
-)
 
 
 def test_the_demo_ingests_the_corpus_shows_entities_and_writes_the_view(
