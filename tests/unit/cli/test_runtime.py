@@ -81,3 +81,18 @@ def test_neo4j_credentials_move_from_the_uri_into_auth() -> None:
         ("neo4j", "s@cret"),
     )
     assert _neo4j_target("bolt://localhost:7687") == ("bolt://localhost:7687", None)
+
+
+def test_an_llm_server_means_the_llm_extractor_unless_offline_is_asked(tmp_path: Path) -> None:
+    """auto picks LlmExtractor over the resilient provider; --extractor offline keeps spaCy."""
+    from redstring.extraction.llm import LlmExtractor
+
+    settings = _settings(tmp_path, llm_base_url="http://localhost:11434/v1", llm_model="m")
+    provider = _llm_provider(settings, MemoryCache())
+    chosen = build_extractor(settings, provider)
+    assert isinstance(chosen, LlmExtractor)
+    assert chosen.model.startswith("ollama/m")
+    offline = _settings(
+        tmp_path, llm_base_url="http://localhost:11434/v1", llm_model="m", extractor="offline"
+    )
+    assert type(build_extractor(offline, provider)).__name__ == "SpacyExtractor"
