@@ -9,6 +9,9 @@ free_port() {
 }
 
 UV_VERSION="0.13.8"
+# uv trusts its own bundled roots by default; the system store is what pip and curl trust
+# here, and on machines behind a TLS-inspecting proxy only the system store has its CA.
+export UV_SYSTEM_CERTS="${UV_SYSTEM_CERTS:-1}"
 
 # as_root_apt_install PACKAGE...: install Debian packages when running as root, else fail
 # with the command a person should run.
