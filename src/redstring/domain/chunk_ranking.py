@@ -2,7 +2,7 @@
 
 Stores return statistics and never rank (``LexicalCandidates``); ranking lives here so two
 adapters cannot disagree about relevance. Every store tokenises with :func:`tokenize`, and
-chooses which terms' chunks become candidates with :func:`selective_terms` (ADR 0019).
+chooses which terms' chunks become candidates with :func:`selective_terms` (ADR 0020).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from redstring.domain.ids import ChunkId
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 DEFAULT_POSTING_BUDGET = 1_000
-"""How many postings ``lexical_candidates`` reads by default: the cost bound of ADR 0019."""
+"""How many postings ``lexical_candidates`` reads by default: the cost bound of ADR 0020."""
 
 
 def tokenize(text: str) -> list[str]:

@@ -9,7 +9,7 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 * ``lexical_candidates`` returns term statistics and never ranks; ranking is
   ``redstring.domain.chunk_ranking`` so adapters cannot disagree about relevance. Text is
   tokenised with ``redstring.domain.chunk_ranking.tokenize``.
-* ``lexical_candidates`` reads a bounded number of postings (ADR 0019): document
+* ``lexical_candidates`` reads a bounded number of postings (ADR 0020): document
   frequencies for every term first, then the chunks of the terms
   ``chunk_ranking.selective_terms`` chooses within ``posting_budget``. A very common term
   is then counted in the candidates it appears in but never makes a chunk a candidate.

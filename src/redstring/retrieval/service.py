@@ -71,7 +71,7 @@ class RetrievalSettings:
     the graph expansion, each contributing at most ``per_signal`` neighbours; the passages
     naming the first ``passage_entities`` entities reached are graph candidates;
     ``evidence_relationships`` relationships have their evidence looked up;
-    ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0019); query vectors stay in
+    ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0020); query vectors stay in
     the cache for ``query_vector_ttl_seconds`` (``None``: no expiry). ``signals`` names the
     signals that run (``None``: all of ``entity_vector``, ``passage_vector``, ``lexical``,
     ``graph``); ``mentions`` is derived from the others and always runs. Turning signals off

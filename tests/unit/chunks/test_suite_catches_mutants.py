@@ -443,7 +443,7 @@ class NoTermsMatchEveryChunk(InMemoryChunkStore):
         return stats.model_copy(update={"document_frequencies": {}})
 
 
-# -- the posting budget (ADR 0019) ------------------------------------------------------------
+# -- the posting budget (ADR 0020) ------------------------------------------------------------
 
 
 class CountsOnlyTheCandidateTerms(InMemoryChunkStore):

@@ -18,7 +18,7 @@ row per chunk keeps a bulk write cheap: GIN queues new entries and merges them i
 posting lists in sorted batches, where one B-tree row per (chunk, term), the earlier layout,
 cost a random index insertion each.
 
-Document frequencies and corpus totals are kept, not counted per query (ADR 0019): counting
+Document frequencies and corpus totals are kept, not counted per query (ADR 0020): counting
 the holders of a term in every chunk costs ~17 ms at 20k chunks, a lookup in
 ``{prefix}chunk_term_stats`` (tenant, term key, chunks holding it) costs microseconds, and
 ``{prefix}chunk_corpus`` holds each tenant's chunk count and total length. Every write that
