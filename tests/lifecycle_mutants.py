@@ -6,6 +6,7 @@ Each is the adapter with one broken promise of ``redstring.ports.lifecycle.Async
 
 from __future__ import annotations
 
+import functools
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -15,12 +16,17 @@ CAUGHT_BY = {
     "ExitSwallowsExceptions": "test_the_block_form_never_suppresses_an_exception",
     "EnterReturnsNone": "test_the_block_form_binds_the_store",
     "ClosesOnlyOnce": "test_close_is_safe_to_call_twice",
+    "ExitLeavesItOpen": "test_the_block_form_closes_the_store_once",
 }
 """Mutant name suffix -> the LifecycleCases case written for it."""
 
 
+@functools.cache
 def lifecycle_mutants(adapter: type[StoreT]) -> dict[type[StoreT], str]:
-    """``adapter`` with each lifecycle defect, mapped to the case that must catch it."""
+    """``adapter`` with each lifecycle defect, mapped to the case that must catch it.
+
+    Cached, so every call for one adapter names the same three classes.
+    """
     base: Any = adapter
 
     class ExitSwallowsExceptions(base):  # type: ignore[misc]
@@ -52,8 +58,19 @@ def lifecycle_mutants(adapter: type[StoreT]) -> dict[type[StoreT], str]:
             self._closed_once = True
             await super().close()
 
+    class ExitLeavesItOpen(base):  # type: ignore[misc]
+        """``__aexit__`` that returns without calling ``close``: every block leaks."""
+
+        async def __aexit__(
+            self,
+            exc_type: type[BaseException] | None,
+            exc: BaseException | None,
+            tb: TracebackType | None,
+        ) -> None:
+            return None
+
     mutants: dict[type[StoreT], str] = {}
-    for mutant in (ExitSwallowsExceptions, EnterReturnsNone, ClosesOnlyOnce):
+    for mutant in (ExitSwallowsExceptions, EnterReturnsNone, ClosesOnlyOnce, ExitLeavesItOpen):
         suffix = mutant.__name__
         mutant.__name__ = mutant.__qualname__ = f"{adapter.__name__}{suffix}"
         mutants[mutant] = CAUGHT_BY[suffix]

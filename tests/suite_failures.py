@@ -8,10 +8,20 @@ must report none, which is what makes a failure evidence about the mutant rather
 this runner.
 
 Example-based cases run concurrently, each on its own event loop in a worker thread, so the
-expiry cases' sleeps overlap. A hypothesis case runs alone on a fresh thread with its async
-inner test swapped, for the duration of the call, for one that runs each example on the
-case's loop (what pytest-asyncio does for it under pytest), derandomised and without the
-shrink phase. :func:`run_suite_test` runs one named case of a store suite the same way.
+expiry cases' sleeps overlap. A hypothesis case runs alone on a fresh thread, through public
+hypothesis API only, so an upgrade cannot change what "caught" means without a loud error:
+
+* ``execute_example`` (hypothesis's documented executor hook, looked up on the instance
+  running the test) runs each example's coroutine on the case's loop, which is what
+  pytest-asyncio does for it under pytest;
+* the first failing example stops the run: the executor re-raises it wrapped in a
+  ``BaseException`` that hypothesis does not treat as a test failure, so it propagates at
+  once instead of being shrunk (shrinking a broken adapter's failures took over a minute
+  per case, and a mutant needs one counterexample, not the smallest);
+* ``hypothesis.seed`` fixes the examples for the call and is lifted afterwards with
+  ``seed(None)``, so "caught" is the same answer on every run.
+
+:func:`run_suite_test` runs one named case of a store suite the same way.
 """
 
 from __future__ import annotations
@@ -19,13 +29,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import Phase, settings
-from hypothesis.errors import FailedHealthCheck, InvalidArgument
+import pytest
+from hypothesis import is_hypothesis_test, seed
+from hypothesis.errors import FailedHealthCheck, HypothesisException, InvalidArgument
 
 Fixtures = Mapping[str, Mapping[str, Callable[[], Any]]]
 """Fixture name -> {parameter id: factory}; a factory may return an awaitable."""
@@ -33,6 +44,21 @@ Fixtures = Mapping[str, Mapping[str, Callable[[], Any]]]
 # Errors about how a case was run rather than about the adapter: counting one as "caught"
 # would make every mutant look caught, so they propagate instead.
 _HARNESS_ERRORS = (FailedHealthCheck, InvalidArgument, NotImplementedError)
+
+# The examples every property case draws in a mutant run (any fixed value would do).
+_SEED = 20_240_601
+
+# What a failing example raises: an assertion, a pytest.fail or pytest.raises outcome, or
+# any other error of the adapter. Hypothesis's own control flow (assume, StopTest) is not.
+_FAILURES = (Exception, pytest.fail.Exception)
+
+
+class _FirstFailure(BaseException):
+    """Carries an example's failure out of hypothesis, which lets it through unshrunk."""
+
+    def __init__(self, failure: BaseException) -> None:
+        super().__init__(repr(failure))
+        self.failure = failure
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +120,7 @@ def _on_a_fresh_thread(suite: object, case: _Case) -> BaseException | None:
 
 
 def _is_property(suite: object, name: str) -> bool:
-    return getattr(getattr(suite, name), "hypothesis", None) is not None
+    return is_hypothesis_test(getattr(suite, name))
 
 
 def _run(suite: object, case: _Case) -> BaseException | None:
@@ -102,10 +128,9 @@ def _run(suite: object, case: _Case) -> BaseException | None:
     with asyncio.Runner() as runner:
         try:
             arguments = runner.run(_build(case.factories))
-            hypothesis = getattr(method, "hypothesis", None)
-            if hypothesis is not None:
-                _run_property(runner, method, hypothesis, arguments)
-            elif inspect.iscoroutinefunction(method):
+            if _is_property(suite, case.name):
+                return _run_property(runner, suite, method, arguments)
+            if inspect.iscoroutinefunction(method):
                 runner.run(method(**arguments))
             else:
                 method(**arguments)
@@ -127,27 +152,28 @@ async def _build(factories: dict[str, Callable[[], Any]]) -> dict[str, Any]:
 
 
 def _run_property(
-    runner: asyncio.Runner, method: Callable[..., None], hypothesis: Any, arguments: dict[str, Any]
-) -> None:
-    inner: Callable[..., Coroutine[Any, Any, None]] = hypothesis.inner_test
+    runner: asyncio.Runner, suite: object, method: Callable[..., None], arguments: dict[str, Any]
+) -> BaseException | None:
     test = getattr(method, "__func__", method)
-    configured = test._hypothesis_internal_use_settings
 
-    def synchronous(*args: Any, **kwargs: Any) -> None:
-        runner.run(inner(*args, **kwargs))
+    def execute_example(function: Callable[[], object]) -> object:
+        try:
+            result = function()
+            return runner.run(result) if inspect.isawaitable(result) else result  # type: ignore[arg-type]
+        except _HARNESS_ERRORS:
+            raise
+        except HypothesisException:
+            raise
+        except _FAILURES as failure:
+            raise _FirstFailure(failure) from failure
 
-    hypothesis.inner_test = synchronous
-    # A mutant needs one counterexample, not the smallest: shrinking a broken adapter's
-    # failures took over a minute per case. Hypothesis reads these settings at call time.
-    test._hypothesis_internal_use_settings = settings(
-        configured,
-        phases=(Phase.explicit, Phase.reuse, Phase.generate),
-        report_multiple_bugs=False,
-        # Derandomised, so "caught" is the same answer on every run.
-        derandomize=True,
-    )
+    suite.execute_example = execute_example  # type: ignore[attr-defined]
+    seed(_SEED)(test)
     try:
         method(**arguments)
+    except _FirstFailure as first:
+        return first.failure
     finally:
-        hypothesis.inner_test = inner
-        test._hypothesis_internal_use_settings = configured
+        seed(None)(test)
+        del suite.execute_example  # type: ignore[attr-defined]
+    return None

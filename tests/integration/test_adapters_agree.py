@@ -1,7 +1,7 @@
 """Every adapter of a port gives the same answer: generated call sequences, compared.
 
 The suites say what a port promises; this proves the adapters answer identical calls
-identically (issue 17, ADR 0019). Hypothesis draws a short sequence of calls over small pools
+identically (issue 17, ADR 0023). Hypothesis draws a short sequence of calls over small pools
 of tenants, ids and keys (so calls collide: re-upserts, dangling edges, aliases of deleted
 entities), including arguments at the edges the ports bound (``limit``, ``depth``,
 ``direction``, ``k``, TTLs, versions). Each sequence runs through every adapter of the port on
@@ -45,7 +45,7 @@ ENTITY_IDS = tuple(EntityId(uuid.UUID(int=n << 64 | n)) for n in range(1, 5))
 RELATIONSHIP_IDS = tuple(RelationshipId(uuid.UUID(int=n << 96 | n)) for n in range(1, 4))
 KEYS = ("Person|n:ada", "Person|p:A300", "Place|n:zurich")
 UNSTORABLE = ("nu\x00l", "sur\ud800")
-"""Text no backend can hold: every adapter must refuse it the same way (ADR 0019)."""
+"""Text no backend can hold: every adapter must refuse it the same way (ADR 0023)."""
 AGREEMENT = settings(
     max_examples=int(os.environ.get("REDSTRING_AGREEMENT_EXAMPLES", "60")),
     deadline=None,

@@ -105,6 +105,6 @@ def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
     }
     keys.update(f"{entity_type}|p:{soundex(token)}" for token in significant if len(token) > 1)
     # Whole-name keys of a very long name are cut to the length every backend can index
-    # (ADR 0019); two names sharing their first thousand characters may then meet, which
+    # (ADR 0023); two names sharing their first thousand characters may then meet, which
     # only nominates a candidate for scoring.
     return tuple(sorted({key[:MAX_BLOCKING_KEY_LENGTH] for key in keys}))

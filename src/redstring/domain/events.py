@@ -40,7 +40,7 @@ def stream_name(value: str) -> str:
 
 
 LARGEST_LOG_INTEGER = 2**63 - 1
-"""Positions, versions, limits and checkpoints are 64-bit on every backend (ADR 0019)."""
+"""Positions, versions, limits and checkpoints are 64-bit on every backend (ADR 0023)."""
 
 
 def log_integer(value: int, *, what: str) -> int:

@@ -1,7 +1,7 @@
 """Values every backend can hold: the rules that keep the adapters of a port agreeing.
 
 A value one backend stores and another refuses makes the two adapters different products, so
-the models refuse it for all of them (ADR 0019): JSON has no NaN or infinity (PostgreSQL's
+the models refuse it for all of them (ADR 0023): JSON has no NaN or infinity (PostgreSQL's
 ``json`` refuses them, the in-memory and Neo4j stores kept them); no UTF-8 store can hold a
 lone surrogate; Neo4j indexes at most 8,146 bytes of a string, so a
 blocking key is bounded in characters well below that. A model field breaking a rule fails

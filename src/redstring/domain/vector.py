@@ -107,7 +107,7 @@ def validate_search(k: int, min_score: float | None) -> None:
     """Raise :class:`InvalidArgumentError` for ``k`` outside ``0..MAX_K`` or a NaN ``min_score``.
 
     NaN compares false with every score, so one backend returned everything and another
-    nothing; it is refused instead (ADR 0019).
+    nothing; it is refused instead (ADR 0023).
     """
     if not 0 <= k <= MAX_K:
         raise InvalidArgumentError(f"k must be between 0 and {MAX_K}, got {k}")

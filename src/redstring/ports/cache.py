@@ -11,7 +11,7 @@ This is deliberately not a general cache; it carries what the model-call resilie
   ``-0``, within signed 64 bits. Incrementing anything else raises ``ValueError`` naming the
   key and leaves the value in place.
 * Counts are returned exactly (past 2**53 too), and an increment past ``LARGEST_COUNTER``
-  raises ``InvalidArgumentError``, leaving the value in place (ADR 0019).
+  raises ``InvalidArgumentError``, leaving the value in place (ADR 0023).
 * A counter's TTL is applied when the increment creates it and is never refreshed; an
   increment with a TTL over an existing key (with or without a TTL of its own) leaves that
   key's expiry as it was. ``set`` replaces the value and its TTL: without ``ttl_seconds``

@@ -4,15 +4,21 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 
 * Chunk ids are content-addressed, so two tenants can hold the same id: key on
   ``(tenant_id, id)`` and compare both parts.
-* ``replace_source`` is one atomic operation: afterwards the source holds exactly the given
-  chunks, and an empty sequence means "this source now has no chunks".
+* ``replace_source`` is one atomic operation, concurrent calls included: afterwards the
+  source holds exactly one caller's chunks, and an empty sequence means "this source now
+  has no chunks". Source ids are kept whole, however long.
 * ``lexical_candidates`` returns term statistics and never ranks; ranking is
   ``redstring.domain.chunk_ranking`` so adapters cannot disagree about relevance. Text is
-  tokenised with ``redstring.domain.chunk_ranking.tokenize``.
+  tokenised with ``redstring.domain.chunk_ranking.tokenize``; every token is a term, ``null``
+  included.
+* ``lexical_candidates`` reads a bounded number of postings (ADR 0020): document
+  frequencies for every term first, then the chunks of the terms
+  ``chunk_ranking.selective_terms`` chooses within ``posting_budget``. A very common term
+  is then counted in the candidates it appears in but never makes a chunk a candidate.
 * ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0023).
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
 """
 
@@ -21,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
-from redstring.domain.chunk_ranking import LexicalCandidates
+from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, LexicalCandidates
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.lifecycle import AsyncClosable
@@ -32,7 +38,11 @@ class ChunkWriter(AsyncClosable, Protocol):
     """Writes passages."""
 
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
-        """Insert or replace every chunk in one atomic write; the last duplicate id wins."""
+        """Insert or replace every chunk in one atomic write; the last duplicate id wins.
+
+        Last write wins across calls too: a chunk already held is replaced, never kept
+        (insert-if-absent is a defect).
+        """
         ...
 
     async def replace_source(
@@ -83,12 +93,21 @@ class LexicalCandidateSource(AsyncClosable, Protocol):
     """Term statistics for BM25."""
 
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         """Statistics for ``terms`` over the tenant's corpus; see ``LexicalCandidates``.
 
-        Terms are matched as whole tokens exactly as given; callers pass the output of
-        ``redstring.domain.chunk_ranking.query_terms``. No terms yield no candidates.
+        Corpus totals and a document frequency for every term are exact. ``candidate_terms``
+        is ``chunk_ranking.selective_terms(document_frequencies, posting_budget)``, and the
+        candidates are exactly the chunks holding one of them, each with its count of every
+        given term it holds; ``posting_budget=None`` makes every chunk holding any term a
+        candidate. Terms are matched as whole tokens exactly as given; callers pass the
+        output of ``chunk_ranking.query_terms``. No terms yield no candidates. Raises
+        ``ValueError`` for a negative budget.
         """
         ...
 

@@ -8,7 +8,10 @@ Rules (enforced by ``redstring.testing.embedding_provider.EmbeddingProviderCompl
 * ``embed`` addresses the corpus side of a model and ``embed_query`` the query side; a
   symmetric model gives the same answer to both. A prefix is part of the model's identity,
   so ``model`` changes with it.
-* Blank texts raise :class:`~redstring.domain.errors.EmptyTextError`.
+* Blank texts raise :class:`~redstring.domain.errors.EmptyTextError`; a bare ``str`` in
+  place of a sequence of texts raises ``ValueError`` rather than embedding each character.
+* Every vector returned is the caller's own list: repeated texts and cached answers are
+  copied out, so changing one vector changes no other answer.
 * ``model`` is provider-qualified provenance (``"model2vec/potion-base-8M"``).
 
 Not closable: a provider holds nothing a caller must release.

@@ -9,7 +9,7 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
 * **Idempotent by event id.** Appending events whose ids are all already in the tenant's
   stream returns the stored events and writes nothing, whatever ``expected_version`` says.
   A batch mixing stored and new ids raises ``ValueError``.
-* **One order of checks** in ``append`` (ADR 0019): the stream name (also for an empty
+* **One order of checks** in ``append`` (ADR 0023): the stream name (also for an empty
   batch), then ``expected_version``, then ids repeated within the batch (also when stored:
   ``[A, A]`` raises), then the replay, then the conflict. Every call taking a stream name
   checks it.
@@ -18,17 +18,20 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
   (``redstring.domain.events.log_integer``); anything else raises ``InvalidArgumentError``,
   so a negative ``expected_version`` is an argument error, not a conflict.
 * **Atomic.** A batch is appended whole or not at all; stream versions have no gaps.
-* **Ordered.** ``position`` increases strictly across the whole log; ``read`` returns a
-  tenant's events ascending by position, strictly after ``after``.
+* **Ordered.** ``position`` increases strictly across the whole log and is never reused,
+  erasure included; ``read`` returns a tenant's events ascending by position, strictly
+  after ``after``, which is a position (a tenant's positions have gaps where other tenants'
+  events went), never an offset.
 * **Checkpoints.** ``save_checkpoint`` stores a projection's position under a name, per
   tenant; ``checkpoint`` returns the last one saved (last write wins, so it may move backwards)
   or 0. A negative position or a name breaking the stream-name rule raises
   :class:`~redstring.domain.errors.InvalidArgumentError` and writes nothing.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0023).
 * **Tenancy and copies** as for every store; ``delete_by_tenant`` erases the tenant's
-  checkpoints with its events.
+  checkpoints and event ids with its events: an erased stream starts again at version 1
+  and re-appending an erased event id stores it again.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
   both parts compared. No read returns another tenant's rows and no write touches them.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0023).
 * **Read-your-writes.** Once a write returns, the next read on the same store sees it.
 * **Copies.** Reads return objects the caller may mutate without changing stored state, and
   a write keeps no reference to the caller's object.
@@ -28,7 +28,7 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
   yield empty results.
 * **Checks in a fixed order.** ``upsert_alias`` refuses a self-alias first, then an absent
   canonical (``MissingEntityError``), then an alias id that is a live entity, so a call
-  breaking two rules raises the same error on every adapter (ADR 0019).
+  breaking two rules raises the same error on every adapter (ADR 0023).
 * **Attributes keep their key order.** A read returns ``attributes`` with the keys in the
   order they were written, so an exported graph does not depend on the backend.
 """
@@ -48,7 +48,7 @@ DIRECTIONS: frozenset[str] = frozenset({"out", "in", "both"})
 
 MAX_DEPTH = 100
 """The deepest ``neighbours`` walk a caller may ask for: far past any useful neighbourhood,
-and small enough that a walk's cost is bounded on every backend (ADR 0019)."""
+and small enough that a walk's cost is bounded on every backend (ADR 0023)."""
 
 MAX_LIMIT = 2**31 - 1
 """The largest page ``find_entities`` takes; every backend's integer types hold it."""

@@ -1,4 +1,4 @@
-"""Text arguments every backend can hold, checked the same way by every adapter (ADR 0019).
+"""Text arguments every backend can hold, checked the same way by every adapter (ADR 0023).
 
 PostgreSQL cannot hold NUL in text and no UTF-8 backend can hold a lone surrogate, so a
 tenant id, key, type or id carrying one raised a driver error on PostgreSQL while the

@@ -7,12 +7,13 @@ Rules (enforced by ``redstring.testing.vector_store.VectorStoreCompliance``):
 * A zero vector, or one whose norm underflows in float32, raises
   :class:`~redstring.domain.errors.ZeroVectorError` (a ``ValueError``) on the way in and in
   ``search``: cosine is undefined at the origin.
-* ``score`` is ``(1 + cosine) / 2``; ``min_score`` reads on that scale.
+* ``score`` is ``(1 + cosine) / 2``; ``min_score`` reads on that scale and is inclusive: a
+  record scoring exactly ``min_score`` is kept.
 * Filters (``entity_types``, ``min_score``, the tenant) apply **before** ``k``.
 * Ties in score are broken by ascending entity id text.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
-  on every adapter (``redstring.ports.text_arguments``, ADR 0019).
+  on every adapter (``redstring.ports.text_arguments``, ADR 0023).
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes hold as for every
   store. Storage may be float32: a float32-representable vector survives exactly.
 * ``entity_types`` filters on ``metadata["entity_type"]`` read through :func:`entity_type_of`.

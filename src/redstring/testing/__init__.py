@@ -10,14 +10,20 @@ supplying exactly one thing: ``new_store()`` for the store ports and the event l
         async def new_store(self) -> GraphStore:
             return MyGraphStore()
 
-**First step in a consuming project: set ``asyncio_mode = "auto"``** for pytest-asyncio
-(e.g. ``[tool.pytest.ini_options] asyncio_mode = "auto"``). Every case is a bare
-``async def``; under the default strict mode pytest does not await them (older pytest
-versions skip them, which reads as a pass; pytest 8.4 and later fail them).
+**First step in a consuming project: set ``asyncio_mode = "auto"``** for pytest-asyncio,
+and ``asyncio_default_fixture_loop_scope = "function"`` so it raises no deprecation warning
+(both under ``[tool.pytest.ini_options]``). Every case is a bare ``async def``; under the
+default strict mode pytest does not await them (older pytest versions skip them, which reads
+as a pass; pytest 8.4 and later fail them).
+
+The ``cache`` fixture of :class:`CacheCompliance` may be defined at module level or on the
+subclass; the ``provider`` fixture of :class:`EmbeddingProviderCompliance` only on the
+subclass. Every store suite also runs ``redstring.testing.lifecycle.LifecycleCases``.
 
 Nothing here is collected on its own: no module matches ``test_*.py`` and no class matches
 ``Test*``. Set ``KG_COMPLIANCE_MAX_EXAMPLES`` to change how many hypothesis examples each
-property test draws (default 50); it is the one environment variable the library reads.
+property test draws (default 50); it is the one environment variable the library reads, once,
+when this package is imported.
 """
 
 from __future__ import annotations

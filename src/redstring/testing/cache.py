@@ -7,7 +7,7 @@ windows, duplicate hits, which TTLs are refreshed and which are not, sub-second,
 infinite TTLs, key text that a careless backend folds together) are stated in port terms and
 asserted identically for every adapter.
 
-Opt in with a **module-level** ``cache`` fixture and an empty subclass::
+Opt in with a ``cache`` fixture, at module level or on the subclass, and an empty subclass::
 
     @pytest.fixture
     def cache() -> MemoryCache:
@@ -22,13 +22,14 @@ random suffix, so no flush is needed between tests or between hypothesis example
 
 Time: window positions (``at``, ``since``) are arguments anchored on :data:`NOW`, never slept
 for. Expiry is the backend's own clock, which a caller cannot supply, so the cases in the
-"expiry" section really sleep, at most 0.15 s each. Adapter-specific tests should anchor on
+"expiry" section really sleep, at most 0.5 s each. Adapter-specific tests should anchor on
 the same :data:`NOW` rather than inventing another instant.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import re
 import uuid
@@ -525,6 +526,26 @@ class CacheCompliance(SuiteGuard):
         """A second ``close`` is a no-op, not an error."""
         await cache.close()
         await cache.close()
+
+    async def test_the_block_form_closes_the_cache_once(self, cache: Cache) -> None:
+        """Leaving ``async with cache`` calls ``cache.close()`` exactly once, also on an error."""
+        calls: list[str] = []
+        original = cache.close
+
+        async def counting_close() -> None:
+            calls.append("close")  # counted, not performed: closing twice is another case
+
+        cache.close = counting_close  # type: ignore[method-assign]
+        try:
+            async with cache:
+                pass
+            assert calls == ["close"], f"close was called {len(calls)} times on leaving the block"
+            with contextlib.suppress(RuntimeError):  # propagating it is another case
+                async with cache:
+                    raise RuntimeError("body failed")
+            assert calls == ["close", "close"], "close was not called when the block raised"
+        finally:
+            cache.close = original  # type: ignore[method-assign]
 
     async def test_the_block_form_binds_the_cache_and_never_suppresses(self, cache: Cache) -> None:
         """``async with cache as bound`` binds the cache itself and lets exceptions through."""

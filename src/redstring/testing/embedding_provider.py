@@ -174,7 +174,28 @@ class EmbeddingProviderCompliance(SuiteGuard):
         for vector, again in zip(first, second, strict=True):
             assert cosine(vector, again) >= SAME_TEXT_COSINE
 
+    async def test_each_position_holds_its_own_list(self, embed: Embed) -> None:
+        """Every vector handed out is the caller's: changing one changes no other answer.
+
+        A provider that de-duplicates a batch, or caches vectors, and hands out the same
+        list twice lets a caller normalising one vector in place corrupt its twin, or every
+        later answer for that text.
+        """
+        alone = (await embed([TEXTS[0]]))[0]
+        expected = list(alone)
+        alone[:] = [-component for component in alone]
+        first, second = await embed([TEXTS[0], TEXTS[0]])
+        assert cosine(first, expected) >= SAME_TEXT_COSINE, "a later answer shares the list"
+        first[:] = [-component for component in first]
+        assert cosine(second, expected) >= SAME_TEXT_COSINE, "the duplicate shares its list"
+
     # --- arguments ----------------------------------------------------------------------------
+
+    async def test_a_bare_string_is_refused_not_split_into_characters(self, embed: Embed) -> None:
+        """``embed("Lovelace")`` raises ``ValueError``: a ``str`` is a sequence of characters,
+        and one vector per letter is never what the caller meant."""
+        with pytest.raises(ValueError, match=r"."):
+            await embed("Lovelace")
 
     async def test_a_blank_text_raises_empty_text_error(self, embed: Embed) -> None:
         """Blank input is refused (``EmptyTextError``, a ``ValueError``), alone or in a batch."""

@@ -45,6 +45,8 @@ PROJECTION = "graph"
 OTHER_PROJECTION = "vectors"
 INVALID_CHECKPOINT_NAMES = ("", f" {PROJECTION}", f"\t{PROJECTION}", "gra\x00ph", "g" * 257)
 """Names breaking the stream-name rule: empty, leading whitespace, NUL, 257 characters."""
+INVALID_STREAM_NAMES = ("", f" {PROJECTION}", f"\t{PROJECTION}", "entity\x00-7", "s" * 257)
+"""The same rule for streams: ``f" {PROJECTION}"`` resembles the valid ``PROJECTION``."""
 
 
 def event(event_type: str = "EntityCreated", **payload: JsonValue) -> NewEvent:
@@ -81,6 +83,23 @@ def snapshot(stored: list[StoredEvent]) -> list[StoredEvent]:
 def positions(stored: list[StoredEvent]) -> list[int]:
     """The events' global positions, in the order given."""
     return [item.position for item in stored]
+
+
+async def pages_of(
+    store: EventLog, tenant: TenantId, *, size: int, at_most: int
+) -> list[list[StoredEvent]]:
+    """Read the tenant's log in pages of ``size``, each resuming after the last position read.
+
+    Stops at the first empty page, and fails after ``at_most`` pages: an ``after`` that is
+    not exclusive would otherwise return the same page for ever.
+    """
+    pages: list[list[StoredEvent]] = []
+    after = 0
+    while page := await store.read(tenant, after=after, limit=size):
+        pages.append(page)
+        assert len(pages) <= at_most, f"still reading after {at_most} pages: is after exclusive?"
+        after = page[-1].position
+    return pages
 
 
 def strictly_increasing(values: list[int]) -> bool:
@@ -190,13 +209,32 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         """Resuming after the last position read, in pages of two, reassembles the log."""
         appended = await store.append(TENANT, STREAM, events(3))
         appended += await store.append(TENANT, OTHER_STREAM, events(2))
-        pages: list[list[StoredEvent]] = []
-        after = 0
-        while page := await store.read(TENANT, after=after, limit=2):
-            pages.append(page)
-            after = page[-1].position
+        pages = await pages_of(store, TENANT, size=2, at_most=len(appended) + 1)
         assert [len(page) for page in pages] == [2, 2, 1]
         assert [item for page in pages for item in page] == appended
+
+    async def test_read_after_pages_by_position_over_interleaved_tenants(
+        self, store: EventLog
+    ) -> None:
+        """``after`` is a global position, not an offset into the tenant's own events.
+
+        Two tenants' appends interleave, so a tenant's positions have gaps; paging the
+        tenant with ``after`` = the last position read, or resuming after another tenant's
+        position, still visits each of its events once and in order. An adapter using
+        ``after`` as an OFFSET passes every single-tenant case, where positions are 1..n.
+        """
+        mine: list[StoredEvent] = []
+        theirs: list[StoredEvent] = []
+        for _ in range(3):
+            theirs += await store.append(OTHER_TENANT, STREAM, events(2))
+            mine += await store.append(TENANT, STREAM, events(1))
+        pages = await pages_of(store, TENANT, size=2, at_most=len(mine) + 1)
+        assert [len(page) for page in pages] == [2, 1]
+        assert [item for page in pages for item in page] == mine
+        between = theirs[3].position  # between mine[0] and mine[1]
+        expected = [item for item in mine if item.position > between]
+        assert await store.read(TENANT, after=between) == expected
+        assert await store.read(OTHER_TENANT, after=mine[0].position, limit=3) == theirs[2:5]
 
     async def test_read_stream_returns_only_that_stream_ascending(self, store: EventLog) -> None:
         """Other streams of the same tenant are not part of it."""
@@ -333,7 +371,7 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         assert await store.stream_version(TENANT, STREAM) == 0
 
     async def test_a_tenant_no_store_can_hold_is_refused(self, store: EventLog) -> None:
-        """A NUL or lone surrogate in a tenant id raises ``InvalidArgumentError`` (ADR 0019)."""
+        """A NUL or lone surrogate in a tenant id raises ``InvalidArgumentError`` (ADR 0023)."""
         for bad in (TenantId("nu\x00l"), TenantId("sur\ud800")):
             with pytest.raises(InvalidArgumentError, match="tenant_id"):
                 await store.append(bad, STREAM, events(1))
@@ -359,6 +397,7 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         """``after``, ``after_version``, ``limit``, ``expected_version`` and checkpoint positions
         take 0..2**63-1 on every backend; past 32 bits they are ordinary numbers."""
         stored = await store.append(TENANT, STREAM, events(1))
+        unsaved = await store.checkpoint(TENANT, PROJECTION)
         assert await store.read_stream(TENANT, STREAM, after_version=2**31) == []
         assert await store.read(TENANT, after=2**62, limit=2**62) == []
         assert await store.read(TENANT, limit=2**63 - 1) == stored
@@ -384,7 +423,76 @@ class EventLogCompliance(LifecycleCases[EventLog]):
                 continue
             pytest.fail(f"{call} should raise InvalidArgumentError and returned")
         assert await store.read(TENANT) == stored
-        assert await store.checkpoint(TENANT, PROJECTION) == 0
+        assert await store.checkpoint(TENANT, PROJECTION) == unsaved
+
+    async def test_an_event_id_belongs_to_one_stream_of_its_tenant(self, store: EventLog) -> None:
+        """Appending a stored id to another stream raises ``ValueError`` and writes nothing.
+
+        It is neither a retry (the stream differs) nor a new event (the id is taken); storing
+        it again would give one event two versions.
+        """
+        stored = await store.append(TENANT, STREAM, events(1))
+        again = NewEvent(event_id=stored[0].event_id, type=stored[0].type)
+        with pytest.raises(ValueError, match=r"."):
+            await store.append(TENANT, OTHER_STREAM, [again])
+        assert await store.stream_version(TENANT, OTHER_STREAM) == 0
+        assert await store.read(TENANT) == stored
+
+    async def test_a_batch_naming_one_new_id_twice_raises_and_writes_nothing(
+        self, store: EventLog
+    ) -> None:
+        """One id twice in a batch is a caller's mistake, not a retry: ``ValueError``."""
+        twice = event("EntityCreated", name="Ada")
+        with pytest.raises(ValueError, match=r"."):
+            await store.append(TENANT, STREAM, [event(), twice, twice])
+        assert await store.stream_version(TENANT, STREAM) == 0
+        assert await store.read(TENANT) == []
+
+    async def test_an_empty_batch_writes_nothing_and_returns_nothing(self, store: EventLog) -> None:
+        """Nothing to append is not an error: ``[]`` back, and the stream does not move."""
+        await store.append(TENANT, STREAM, events(1))
+        assert await store.append(TENANT, STREAM, []) == []
+        assert await store.append(TENANT, STREAM, [], expected_version=1) == []
+        assert await store.stream_version(TENANT, STREAM) == 1
+        assert len(await store.read(TENANT)) == 1
+
+    async def test_an_invalid_stream_name_raises_and_writes_nothing(self, store: EventLog) -> None:
+        """Stream names follow the checkpoint-name rule; a bad one raises ``ValueError`` naming
+        the stream, and no valid name it resembles (``"x"`` for ``" x"``) gains an event."""
+        for stream in INVALID_STREAM_NAMES:
+            with pytest.raises(ValueError, match="stream"):
+                await store.append(TENANT, stream, events(1))
+        assert await store.read(TENANT) == []
+        assert await store.stream_version(TENANT, PROJECTION) == 0
+
+    async def test_a_negative_limit_raises_value_error(self, store: EventLog) -> None:
+        """``limit=-1`` is refused, naming the value: not read as "no limit" nor as zero."""
+        await store.append(TENANT, STREAM, events(2))
+        with pytest.raises(ValueError, match="-1"):
+            await store.read(TENANT, limit=-1)
+
+    async def test_a_payload_round_trips_exactly(self, store: EventLog) -> None:
+        """Any JSON survives: non-ASCII and escapes, NUL, integers past 64 bits, float extremes.
+
+        A JSON column or driver that reads big integers as floats, or ``1e308`` as an int,
+        changes what a projection replays.
+        """
+        payload: dict[str, JsonValue] = {
+            "text": 'Zürich 東京 «quoted» "double" \\ back\nline',
+            "nul": "a\x00b",
+            "big": 2**70,
+            "negative": -(2**64),
+            "float": 0.1,
+            "huge": 1e308,
+            "tiny": 5e-324,
+            "nested": [{"ß": None}, True, -0.5, []],
+        }
+        [stored] = await store.append(TENANT, STREAM, [event("Payload", **payload)])
+        [read] = await store.read(TENANT)
+        assert read == stored
+        assert read.payload == payload
+        assert type(read.payload["big"]) is int
+        assert type(read.payload["huge"]) is float
 
     # --- tenancy -------------------------------------------------------------------------------
 
@@ -511,6 +619,22 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         await store.delete_by_tenant(TENANT)
         again = await store.append(TENANT, STREAM, batch, expected_version=0)
         assert [item.stream_version for item in again] == [1, 2]
+
+    async def test_re_appending_an_erased_event_id_writes_it_again(self, store: EventLog) -> None:
+        """Erasure forgets the tenant's event ids too: the same batch is new, and stored.
+
+        An id index that survives ``delete_by_tenant`` turns the append into a "retry" that
+        answers with the erased events and writes nothing; the versions it returns look
+        right, so the read-back, the version and the new positions are what tell.
+        """
+        batch = events(2)
+        before = await store.append(TENANT, STREAM, batch)
+        await store.delete_by_tenant(TENANT)
+        again = await store.append(TENANT, STREAM, batch)
+        assert await store.read(TENANT) == again
+        assert await store.read_stream(TENANT, STREAM) == again
+        assert await store.stream_version(TENANT, STREAM) == 2
+        assert min(positions(again)) > max(positions(before))
 
     async def test_positions_are_never_reused_after_an_erasure(self, store: EventLog) -> None:
         """A checkpoint taken before an erasure must not skip events written after it."""

@@ -300,6 +300,26 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
         assert len(await store.search(TENANT, query, k=10, min_score=0.0)) == 10
         assert await store.search(TENANT, query, k=10, min_score=1.5) == []
 
+    async def test_min_score_is_inclusive_at_an_exact_boundary(self, store: VectorStore) -> None:
+        """A record scoring exactly ``min_score`` is kept: the filter is ``>=``, not ``>``.
+
+        Axis-aligned vectors score exactly on every backend: the query itself 1.0, an
+        orthogonal axis 0.5 (cosine 0), the opposite axis 0.0. A threshold between two stored
+        scores, as the case above uses, cannot tell ``>=`` from ``>``.
+        """
+        query = self._query()
+        orthogonal = [0.0, 1.0, *[0.0] * (self.DIMENSION - 2)]
+        opposite = [-1.0, *[0.0] * (self.DIMENSION - 1)]
+        same, side, away = (self._record(vector) for vector in (query, orthogonal, opposite))
+        await store.upsert_many(TENANT, [same, side, away])
+        assert [m.score for m in await store.search(TENANT, query, k=3)] == [1.0, 0.5, 0.0]
+        found = await store.search(TENANT, query, k=3, min_score=0.5)
+        assert _ids(found) == [same.entity_id, side.entity_id]
+        found = await store.search(TENANT, query, k=3, min_score=1.0)
+        assert _ids(found) == [same.entity_id]
+        everyone = [same.entity_id, side.entity_id, away.entity_id]
+        assert _ids(await store.search(TENANT, query, k=3, min_score=0.0)) == everyone
+
     async def test_an_empty_entity_types_matches_nothing_and_none_means_no_filter(
         self, store: VectorStore
     ) -> None:
@@ -333,7 +353,7 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
     @compliance_settings()
     @given(data=st.data())
     async def test_a_vector_matches_itself_at_score_one(self, data: st.DataObject) -> None:
-        """Searching with a stored vector finds that record at score exactly 1.0 (ADR 0019):
+        """Searching with a stored vector finds that record at score exactly 1.0 (ADR 0023):
         compute the norm as one square root of the product, as pgvector does, and score the
         query at the storage width."""
         tenant = data.draw(tenant_ids())
@@ -492,7 +512,7 @@ class VectorStoreCompliance(LifecycleCases[VectorStore]):
 
     async def test_text_arguments_no_store_can_hold_are_refused(self, store: VectorStore) -> None:
         """A NUL or lone surrogate in a tenant or entity type raises ``InvalidArgumentError``
-        rather than a driver error or an empty answer (ADR 0019)."""
+        rather than a driver error or an empty answer (ADR 0023)."""
         for bad in ("nu\x00l", "sur\ud800"):
             with pytest.raises(InvalidArgumentError):
                 await store.search(TenantId(bad), self._query())

@@ -31,7 +31,7 @@ _schema_ready = False
 
 async def _truncate(pool: asyncpg.Pool) -> None:
     """Empty the test tables: a test affordance, deliberately not an adapter method."""
-    for table in ("chunk_terms", "chunks"):
+    for table in ("chunk_terms", "chunks", "chunk_term_stats", "chunk_corpus"):
         await pool.execute(f'DELETE FROM "public"."{PREFIX}{table}"')
 
 
@@ -114,7 +114,7 @@ class TestPostgresChunkStoreSpecifics:
         text = "Café CAFÉ café's naïve_x 東京 running runs the THE Straße"
         chunk = _chunk(text)
         await store.upsert_many(TENANT, [chunk])
-        _, terms = store.tables
+        _, terms, _, _ = store.tables
         [row] = await chunks_pool.fetch(
             f"SELECT chunk_id, terms, repeated, repeat_counts, length, long_keys FROM {terms} "
             "WHERE tenant_id = $1",
@@ -147,7 +147,7 @@ class TestPostgresChunkStoreSpecifics:
         fresh = _chunk("a second passage about the stone.", index=1)
         await asyncio.gather(*(store.upsert_many(TENANT, [fresh]) for _ in range(8)))
         await store.upsert_many(OTHER_TENANT, [chunk])
-        _, terms = store.tables
+        _, terms, _, _ = store.tables
 
         async def term_rows(tenant: TenantId) -> int:
             count: int = await chunks_pool.fetchval(
@@ -210,50 +210,12 @@ class TestPostgresChunkStoreSpecifics:
         back = await chunks_pool.fetchval("SELECT $1::text::text[]", literal)
         assert back == [f"Tg_-{value}" for value in values]
 
-    async def test_a_token_spelled_like_null_or_an_array_brace_stays_a_term(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """Terms travel as quoted array elements, so ``null`` is a word rather than SQL's
-        NULL; ``NULL`` folds to the same word."""
-        chunk = _chunk("NULL and null, then nul.")
-        await store.upsert_many(TENANT, [chunk])
-        stats = await store.lexical_candidates(TENANT, ["null", "nul", "and"])
-        assert stats.document_frequencies == {"null": 1, "nul": 1, "and": 1}
-        [candidate] = stats.candidates
-        assert candidate.term_frequencies == {"null": 2, "nul": 1, "and": 1}
-        assert candidate.length == 5
-
-    async def test_a_long_multibyte_source_id_is_stored_and_replaced(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """A source id of 1,024 four-byte characters (beyond a B-tree entry) works everywhere."""
-        source = "𝄞" * 1024
-        chunks = [_chunk("one.", source=source, index=0), _chunk("two.", source=source, index=1)]
-        await store.upsert_many(TENANT, chunks)
-        assert await store.get_by_source(TENANT, SourceId(source)) == chunks
-        await store.replace_source(TENANT, SourceId(source), chunks[1:])
-        assert await store.list_sources(TENANT) == {source: 1}
-        assert await store.delete_by_source(TENANT, SourceId(source)) == 1
-
-    async def test_concurrent_replacements_of_a_source_never_mix(
-        self, store: PostgresChunkStore
-    ) -> None:
-        """Eight concurrent replace_source calls leave exactly one caller's chunk set."""
-        versions = [
-            [_chunk(f"version {n} part {part}.", index=part) for part in range(3)] for n in range(8)
-        ]
-        await asyncio.gather(*(store.replace_source(TENANT, SOURCE, v) for v in versions))
-        final = await store.get_by_source(TENANT, SOURCE)
-        assert final in versions
-        stats = await store.lexical_candidates(TENANT, ["version"])
-        assert stats.corpus_size == 3
-        assert stats.document_frequencies == {"version": 3}
-
-    async def test_lexical_candidates_read_one_consistent_statement(
+    async def test_lexical_candidates_read_one_consistent_snapshot(
         self, chunks_pool: asyncpg.Pool
     ) -> None:
-        """Totals and candidates come from one statement (one snapshot), and BM25 over them
-        ranks the passage that mentions the query most first."""
+        """Totals and frequencies, then candidates: two statements in one repeatable-read
+        transaction (one snapshot), and BM25 over them ranks the passage that mentions the
+        query most first."""
         recording = RecordingPool(chunks_pool)
         store = PostgresChunkStore(recording, prefix=PREFIX)
         corpus = [
@@ -266,7 +228,7 @@ class TestPostgresChunkStoreSpecifics:
         recording.statements.clear()
         terms = query_terms("the engine")
         stats = await store.lexical_candidates(TENANT, terms)
-        assert len(recording.statements) == 1
+        assert len(recording.statements) == 2
         assert (stats.corpus_size, stats.total_length) == (3, 7 + 7 + 4)
         ranked = bm25(stats, terms)
         assert [hit.chunk_id for hit in ranked] == [corpus[1].id, corpus[0].id]
@@ -282,7 +244,7 @@ class TestPostgresChunkStoreSpecifics:
         ]
         await store.upsert_many(TENANT, corpus)
         await store.upsert_many(OTHER_TENANT, corpus)
-        chunks, terms = store.tables
+        chunks, terms, _, _ = store.tables
         # VACUUM merges GIN's queue of new entries into the index, as autovacuum does once
         # inserts stop; until then the planner rightly prices the queue into every lookup.
         for table in (chunks, terms):
@@ -290,7 +252,7 @@ class TestPostgresChunkStoreSpecifics:
         recording = RecordingPool(chunks_pool)
         probe = PostgresChunkStore(recording, prefix=PREFIX)
         await probe.lexical_candidates(TENANT, ["word7"])
-        [(query, arguments)] = recording.statements
+        [_, (query, arguments)] = recording.statements
         plan = json.loads(
             await chunks_pool.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}", *arguments)
         )
@@ -325,13 +287,40 @@ class TestPostgresChunkStoreSpecifics:
             0
         ].term_frequencies == {"shared": 2}
 
+    async def test_statistics_tables_are_filled_from_the_term_rows_on_upgrade(
+        self, chunks_pool: asyncpg.Pool
+    ) -> None:
+        """A store written before the statistics tables existed gets them filled from its
+        term rows by ``ensure_schema``, long tokens included, so frequencies stay exact."""
+        store = PostgresChunkStore(chunks_pool, prefix="rs_test_up_")
+        _, _, stats_table, corpus_table = store.tables
+        long_token = "x" * 250
+        corpus = [
+            _chunk("The owl and the moon.", index=0),
+            _chunk(f"The moon, the tide, {long_token}.", index=1),
+        ]
+        try:
+            await store.ensure_schema()
+            await store.upsert_many(TENANT, corpus)
+            await store.upsert_many(OTHER_TENANT, corpus[:1])
+            expected = await store.lexical_candidates(TENANT, ["the", "moon", long_token])
+            await chunks_pool.execute(f"DROP TABLE {stats_table}; DROP TABLE {corpus_table}")
+            await store.ensure_schema()
+            assert await store.lexical_candidates(TENANT, ["the", "moon", long_token]) == expected
+            assert expected.document_frequencies == {"the": 2, "moon": 2, long_token: 1}
+            other = await store.lexical_candidates(OTHER_TENANT, ["the"])
+            assert (other.corpus_size, other.document_frequencies) == (1, {"the": 1})
+        finally:
+            for table in store.tables:
+                await chunks_pool.execute(f"DROP TABLE IF EXISTS {table}")
+
     async def test_a_term_table_of_the_per_term_layout_is_refused(
         self, chunks_pool: asyncpg.Pool
     ) -> None:
         """A term table left by the earlier one-row-per-term layout stops ensure_schema with
         the way out, rather than leaving every stored chunk unfindable."""
         old = PostgresChunkStore(chunks_pool, prefix="rs_test_old_")
-        _, terms = old.tables
+        _, terms, _, _ = old.tables
         await chunks_pool.execute(
             f"CREATE TABLE {terms} (tenant_id text, chunk_id text, term text, frequency int)"
         )

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from redstring.cache.adapters.memory import MemoryCache, _check_ttl
+from redstring.domain.errors import InvalidArgumentError
 from redstring.testing.cache import HOUR, CacheCompliance
 from tests.suite_failures import failing_cases
 
@@ -242,6 +243,194 @@ class ImmortalHitsCache(MemoryCache):
         self._series[key].deadline = math.inf
 
 
+class CountsHitsAsCountCache(MemoryCache):
+    """Counter and hits in one sorted set: a new counter starts from the number of hits."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        series = self._live_series(key)
+        if self._live_value(key) is None and series is not None:
+            await self.set(key, str(len(series.hits)), ttl_seconds=ttl_seconds)
+        return await super().increment(key, ttl_seconds=ttl_seconds)
+
+
+class ImmortalCounterCache(MemoryCache):
+    """The TTL of a new counter checked, then never applied."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        _check_ttl(ttl_seconds)
+        return await super().increment(key)
+
+
+class FloatCounterCache(MemoryCache):
+    """INCRBYFLOAT's encoding: a counter reads back as "2.0"."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        current = self._live_value(key)
+        if current is not None and current.text.endswith(".0"):
+            current.text = current.text[:-2]
+        count = await super().increment(key, ttl_seconds=ttl_seconds)
+        self._values[key].text = f"{count}.0"
+        return count
+
+
+class DeleteKeepsCountsCache(MemoryCache):
+    """Counters in their own table that ``delete`` does not reach: a deleted count resumes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._kept: dict[str, str] = {}
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        if self._live_value(key) is None and key in self._kept:
+            await self.set(key, self._kept[key])
+        count = await super().increment(key, ttl_seconds=ttl_seconds)
+        self._kept[key] = str(count)
+        return count
+
+
+class HitsReplaceTheValueCache(MemoryCache):
+    """One namespace for both halves: recording a hit drops the key's value."""
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        await super().record_hit(key, at=at, ttl_seconds=ttl_seconds)
+        self._values.pop(key, None)
+
+
+class NeverWrittenIsEmptyCache(MemoryCache):
+    """A key never written reads as "" (a default), only a deleted one as None."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._written: set[str] = set()
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        self._written.add(key)
+        await super().set(key, value, ttl_seconds=ttl_seconds)
+
+    async def get(self, key: str) -> str | None:
+        value = await super().get(key)
+        return "" if value is None and key not in self._written else value
+
+
+class OldestOfNothingIsSinceCache(MemoryCache):
+    """``oldest_hit`` of a key with no series answers ``since`` rather than None."""
+
+    async def oldest_hit(self, key: str, *, since: float) -> float | None:
+        if self._live_series(key) is None:
+            return since
+        return await super().oldest_hit(key, since=since)
+
+
+class EmptyIsMissingCache(MemoryCache):
+    """``value or None``: the empty string reads as a missing key."""
+
+    async def get(self, key: str) -> str | None:
+        return (await super().get(key)) or None
+
+
+class ExitLeavesItOpenCache(MemoryCache):
+    """``__aexit__`` that returns without calling ``close``."""
+
+    async def __aexit__(self, *exc: object) -> None:  # type: ignore[override]
+        return None
+
+
+class CloseOnceCache(MemoryCache):
+    """A second ``close`` raises, as closing an already-closed client does."""
+
+    _closed = False
+
+    async def close(self) -> None:
+        if self._closed:
+            raise RuntimeError("already closed")
+        self._closed = True
+        await super().close()
+
+
+class SwallowingBlockCache(MemoryCache):
+    """``__aexit__`` returning True: the block's exception vanishes."""
+
+    async def __aexit__(self, *exc: object) -> bool:  # type: ignore[override]
+        await self.close()
+        return True
+
+
+class DeleteSparesHitsCache(MemoryCache):
+    """``delete`` removes the value and leaves the hit window."""
+
+    async def delete(self, key: str) -> None:
+        self._values.pop(key, None)
+
+
+class DeleteOfAbsentRaisesCache(MemoryCache):
+    """``del`` without a default: deleting an absent key raises KeyError."""
+
+    async def delete(self, key: str) -> None:
+        if self._live_value(key) is None and self._live_series(key) is None:
+            raise KeyError(key)
+        await super().delete(key)
+
+
+class CountsEveryHitCache(MemoryCache):
+    """``count_hits`` ignores ``since``: ZCARD instead of ZCOUNT."""
+
+    async def count_hits(self, key: str, *, since: float) -> int:
+        return await super().count_hits(key, since=-math.inf)
+
+
+class NonNegativeCountersCache(MemoryCache):
+    """Counters matched with ``[0-9]+``: a negative count is refused as text."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        current = await self.get(key)
+        if current is not None and current.startswith("-"):
+            raise InvalidArgumentError(f"cannot increment {key!r}: {current!r} is not a counter")
+        return await super().increment(key, ttl_seconds=ttl_seconds)
+
+
+class StepsByTwoCache(MemoryCache):
+    """Each increment after the first adds two (a retried INCR counted twice)."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        existed = self._live_value(key) is not None
+        count = await super().increment(key, ttl_seconds=ttl_seconds)
+        return await super().increment(key) if existed else count
+
+
+class OldestOfAllWhenNoneInWindowCache(MemoryCache):
+    """No hit in the window falls back to the oldest hit there is."""
+
+    async def oldest_hit(self, key: str, *, since: float) -> float | None:
+        found = await super().oldest_hit(key, since=since)
+        return found if found is not None else await super().oldest_hit(key, since=-math.inf)
+
+
+class OldestIsTheFirstRecordedCache(MemoryCache):
+    """The first hit recorded in the window, not the earliest instant."""
+
+    async def oldest_hit(self, key: str, *, since: float) -> float | None:
+        series = self._live_series(key)
+        if series is None:
+            return None
+        return next((hit for hit in series.hits if hit >= since), None)
+
+
+class FirstSetWinsCache(MemoryCache):
+    """``SET NX``: a value once set is never replaced by a later ``set``."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        _check_ttl(ttl_seconds)
+        if self._live_value(key) is None:
+            await super().set(key, value, ttl_seconds=ttl_seconds)
+
+
+class ReturnsTheOldCountCache(MemoryCache):
+    """``GETSET``-style: the increment returns the count before it, so the first is 0."""
+
+    async def increment(self, key: str, *, ttl_seconds: float | None = None) -> int:
+        return await super().increment(key, ttl_seconds=ttl_seconds) - 1
+
+
 class UnboundedCounterCache(MemoryCache):
     """Counts on past 64 bits with Python's integers, as the in-memory cache did."""
 
@@ -300,7 +489,40 @@ MUTANTS: dict[type[MemoryCache], str] = {
     CaseFoldingKeysCache: "test_any_key_text_keeps_its_value_and_hits_apart_from_every_other_key",
     ZeroTtlMeansForeverCache: "test_a_non_positive_ttl_raises_value_error",
     ImmortalHitsCache: "test_a_hit_series_expires_after_its_ttl",
+    CountsHitsAsCountCache: "test_a_counter_and_a_hit_window_share_a_key_without_colliding",
+    ImmortalCounterCache: "test_a_counter_created_with_a_ttl_expires",
+    FloatCounterCache: "test_a_counter_reads_back_as_its_decimal_string",
+    DeleteKeepsCountsCache: "test_a_deleted_counter_starts_again_at_one",
+    HitsReplaceTheValueCache: "test_a_hit_window_and_a_value_share_a_key_without_colliding",
+    NeverWrittenIsEmptyCache: "test_a_missing_key_is_none",
+    OldestOfNothingIsSinceCache: "test_a_window_with_no_hits_is_empty",
+    EmptyIsMissingCache: "test_an_empty_string_is_a_value_not_a_missing_key",
+    CloseOnceCache: "test_close_is_safe_to_call_twice",
+    ExitLeavesItOpenCache: "test_the_block_form_closes_the_cache_once",
+    SwallowingBlockCache: "test_the_block_form_binds_the_cache_and_never_suppresses",
+    DeleteSparesHitsCache: "test_delete_clears_the_value_and_the_hit_window",
+    DeleteOfAbsentRaisesCache: "test_delete_removes_a_value_and_tolerates_an_absent_key",
+    CountsEveryHitCache: "test_hits_before_the_window_are_not_counted",
+    NonNegativeCountersCache: "test_increment_continues_from_zero_and_negative_counts",
+    StepsByTwoCache: "test_increments_count_up_by_one",
+    OldestOfAllWhenNoneInWindowCache: "test_oldest_hit_is_none_when_every_hit_precedes_since",
+    OldestIsTheFirstRecordedCache: "test_oldest_hit_is_the_earliest_within_the_window",
+    FirstSetWinsCache: "test_set_overwrites_the_previous_value",
+    ReturnsTheOldCountCache: "test_the_first_increment_returns_one",
 }
+
+ALSO_NAMED = {
+    "test_windows_count_and_find_exactly_the_hits_at_or_after_since": CollapsingHitsCache,
+}
+"""Cases named by a mutant whose own row names another case (checked below)."""
+
+NO_MUTANT_OF_ITS_OWN = {
+    "test_the_cache_is_a_cache": (
+        "an isinstance smoke check: a cache missing a member fails every case that calls it"
+    ),
+    "test_the_suite_is_run_unchanged": "the guard against overridden cases, tested in graph",
+}
+"""Suite cases no mutant names, and why none is written for them."""
 
 
 class _Run(CacheCompliance):
@@ -341,6 +563,10 @@ ALONE: frozenset[type[MemoryCache]] = frozenset(
         ExpireWhenNoTtlCache,
         CaseFoldingKeysCache,
         ImmortalHitsCache,
+        CloseOnceCache,
+        SwallowingBlockCache,
+        ExitLeavesItOpenCache,
+        NonNegativeCountersCache,
     }
 )
 """Mutants that exactly one case catches: that case is the only thing standing between them
@@ -353,3 +579,16 @@ and a pass, so removing or weakening it is visible here."""
 def test_the_mutant_is_caught_by_its_case_alone(mutant: type[MemoryCache]) -> None:
     """Nothing else in the suite fails on it."""
     assert sorted(_failures(mutant)) == [MUTANTS[mutant]]
+
+
+def test_every_case_is_named_by_a_mutant_or_says_why_not() -> None:
+    """A new suite case arrives with its mutant; a case without one is a visible decision."""
+    cases = {name for name in dir(CacheCompliance) if name.startswith("test_")}
+    named = set(MUTANTS.values()) | set(ALSO_NAMED)
+    assert cases - named - set(NO_MUTANT_OF_ITS_OWN) == set()
+
+
+@pytest.mark.parametrize("case", sorted(ALSO_NAMED))
+def test_the_also_named_cases_catch_their_mutant(case: str) -> None:
+    """Each extra name really fails on its mutant."""
+    assert case in _failures(ALSO_NAMED[case])

@@ -1,4 +1,4 @@
-"""Values every backend can hold: what the models refuse so that no adapter has to (ADR 0019)."""
+"""Values every backend can hold: what the models refuse so that no adapter has to (ADR 0023)."""
 
 from __future__ import annotations
 

@@ -157,13 +157,6 @@ class TestPositionalContract:
         assert client.document_calls == [["Ada", "Babbage", "Menabrea"]]
         assert vectors == [client._vector(text) for text in texts]
 
-    async def test_repeated_positions_hold_separate_lists(self) -> None:
-        """Mutating the vector at one position leaves its duplicate untouched."""
-        provider = LangChainEmbeddingProvider(HashingEmbeddings(), model=MODEL, dimension=WIDTH)
-        first, second = await provider.embed(["Ada", "Ada"])
-        first[0] += 1.0
-        assert first != second
-
     async def test_queries_finishing_out_of_order_are_answered_in_input_order(self) -> None:
         """Concurrent aembed_query calls completing in reverse still land on their own texts."""
 

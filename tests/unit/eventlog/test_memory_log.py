@@ -55,19 +55,6 @@ class TestInMemoryEventLogSpecifics:
         with pytest.raises(ValueError, match="mixes 2 stored and 1 new event ids: retry"):
             await log.append(TENANT, STREAM, [*stored, event()])
 
-    async def test_an_empty_batch_writes_nothing_and_returns_nothing(self) -> None:
-        """Nothing to append is not an error and does not move the stream."""
-        log = InMemoryEventLog()
-        assert await log.append(TENANT, STREAM, []) == []
-        assert await log.stream_version(TENANT, STREAM) == 0
-
-    async def test_an_invalid_stream_name_is_refused_before_anything_is_written(self) -> None:
-        """The stream name is validated with the events, so a bad one leaves no trace."""
-        log = InMemoryEventLog()
-        with pytest.raises(ValueError, match="invalid stream name"):
-            await log.append(TENANT, " leading-space", events(1))
-        assert await log.read(TENANT) == []
-
     async def test_a_negative_limit_is_refused(self) -> None:
         """A negative page size names itself rather than slicing from the end."""
         log = InMemoryEventLog()

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -27,6 +26,7 @@ from redstring.ports.graph_store import Direction, GraphStore
 from redstring.testing.graph_store import TENANT as SUITE_TENANT
 from redstring.testing.graph_store import GraphStoreCompliance
 from tests.compliance_coverage import read_methods
+from tests.lifecycle_mutants import lifecycle_mutants
 from tests.suite_failures import run_suite_test
 
 # -- handing out or keeping live objects ------------------------------------------------------
@@ -894,7 +894,7 @@ class ClosesOnlyOnce(InMemoryGraphStore):
         self._closed = True
 
 
-# -- rules every adapter agrees on (ADR 0019) ---------------------------------------------------
+# -- rules every adapter agrees on (ADR 0023) ---------------------------------------------------
 
 
 class ChecksTheAliasIdBeforeTheCanonical(InMemoryGraphStore):
@@ -922,6 +922,35 @@ class SortsAttributeKeys(InMemoryGraphStore):
     def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
         ordered = json.loads(json.dumps(entity.attributes, sort_keys=True))
         super()._write_entity(tenant_id, entity.model_copy(update={"attributes": ordered}))
+
+
+class IndexesKeysUpToABtreeEntry(InMemoryGraphStore):
+    """A key index of at most 2,704 UTF-8 bytes (a B-tree entry): a longer key is stored
+    with its entity but finds nothing."""
+
+    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+        if len(key.encode("utf-8")) > 2704:
+            return []
+        return super()._indexed_under(tenant_id, key)
+
+
+class CutsAttributeTextAtNul(InMemoryGraphStore):
+    """Attribute text kept as C strings (a ``jsonb`` column refuses ``\\u0000``, so the NUL
+    and what follows it are dropped), keys included."""
+
+    def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        cut = _cut_at_nul(entity.attributes)
+        super()._write_entity(tenant_id, entity.model_copy(update={"attributes": cut}))
+
+
+def _cut_at_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.split("\x00", 1)[0]
+    if isinstance(value, list):
+        return [_cut_at_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {_cut_at_nul(key): _cut_at_nul(item) for key, item in value.items()}
+    return value
 
 
 class WalksAnyDepth(InMemoryGraphStore):
@@ -1251,6 +1280,11 @@ CASES: tuple[Case, ...] = (
         ("test_text_arguments_no_store_can_hold_are_refused",),
     ),
     Case(SortsAttributeKeys, ("test_attributes_keep_the_order_they_were_written_in",)),
+    Case(IndexesKeysUpToABtreeEntry, ("test_keys_of_a_very_long_name_are_stored_and_found",)),
+    Case(
+        CutsAttributeTextAtNul,
+        ("test_attribute_values_the_models_accept_come_back_equal",),
+    ),
     Case(WalksAnyDepth, ("test_neighbours_deeper_than_the_maximum_raise",)),
     Case(TakesAnyLimit, ("test_find_entities_with_a_limit_past_the_maximum_raises",)),
     Case(StartsWithARow, ("test_a_new_store_is_empty",)),
@@ -1272,44 +1306,12 @@ CASES: tuple[Case, ...] = (
     Case(ClosesOnlyOnce, ("test_close_is_safe_to_call_twice",)),
     Case(ExitSwallowsExceptions, ("test_the_block_form_never_suppresses_an_exception",)),
     Case(EnterReturnsNothing, ("test_the_block_form_binds_the_store",)),
+    *(
+        Case(mutant, (name,))
+        for mutant, name in lifecycle_mutants(InMemoryGraphStore).items()
+        if name == "test_the_block_form_closes_the_store_once"
+    ),
 )
-
-
-class FailedOnAnExample(BaseException):
-    """A property test's first failing example, carried past hypothesis so it is not shrunk."""
-
-
-@contextmanager
-def first_failure_ends_the_search(name: str) -> Iterator[None]:
-    """Stop a property test at its first failing example instead of shrinking it.
-
-    A mutant only has to be seen failing; shrinking a failure here takes up to hypothesis's
-    five-minute limit and proves nothing more. Hypothesis treats an exception that is not an
-    ``Exception`` as an interruption and lets it through at once.
-    """
-    handle = getattr(getattr(GraphStoreCompliance, name), "hypothesis", None)
-    if handle is None:
-        yield
-        return
-    original = handle.inner_test
-
-    async def stop_at_first_failure(*args: Any, **kwargs: Any) -> None:
-        try:
-            await original(*args, **kwargs)
-        except (Exception, pytest.fail.Exception) as failure:
-            raise FailedOnAnExample(repr(failure)) from failure
-
-    handle.inner_test = stop_at_first_failure
-    try:
-        yield
-    finally:
-        handle.inner_test = original
-
-
-def outcome(suite: GraphStoreCompliance, name: str) -> BaseException | None:
-    """What ``suite.<name>`` raised, or ``None`` when it passed."""
-    with first_failure_ends_the_search(name):
-        return run_suite_test(suite, name)
 
 
 def suite_for(adapter: Callable[[], GraphStore]) -> GraphStoreCompliance:
@@ -1326,7 +1328,7 @@ def suite_for(adapter: Callable[[], GraphStore]) -> GraphStoreCompliance:
 def test_the_suite_catches_the_mutant(case: Case) -> None:
     """Every test named for the mutant fails on it."""
     suite = suite_for(case.mutant)
-    survived = [name for name in case.caught_by if outcome(suite, name) is None]
+    survived = [name for name in case.caught_by if run_suite_test(suite, name) is None]
     assert survived == [], f"{case.mutant.__name__} passed {survived}"
 
 
@@ -1334,7 +1336,7 @@ def test_the_catching_tests_pass_on_the_unbroken_adapter() -> None:
     """The same tests, run the same way, pass on InMemoryGraphStore: the harness can pass."""
     suite = suite_for(InMemoryGraphStore)
     names = sorted({name for case in CASES for name in case.caught_by})
-    failures = {name: repr(failure) for name in names if (failure := outcome(suite, name))}
+    failures = {name: repr(failure) for name in names if (failure := run_suite_test(suite, name))}
     assert failures == {}
 
 
@@ -1353,3 +1355,10 @@ def test_every_read_method_has_a_tenant_mutant_and_a_copy_mutant() -> None:
         (read, kind) for read in READS for kind in ("returns_copies", "never_crosses_tenants")
     }
     assert expected - watched == set()
+
+
+def test_every_case_is_named_by_a_mutant() -> None:
+    """A new suite case arrives with its mutant (the guard is tested in the memory store)."""
+    cases = {name for name in dir(GraphStoreCompliance) if name.startswith("test_")}
+    named = {name for case in CASES for name in case.caught_by}
+    assert cases - named == {"test_the_suite_is_run_unchanged"}

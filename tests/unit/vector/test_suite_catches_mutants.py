@@ -8,6 +8,7 @@ against the unbroken adapter to prove the harness itself reports a pass.
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 
 from redstring.domain.errors import DimensionMismatchError, ZeroVectorError
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.vector import VectorMatch, VectorRecord, cosine
+from redstring.domain.vector import VectorMatch, VectorRecord, cosine, has_zero_norm
 from redstring.ports.vector_store import VectorStore
 from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.adapters.memory import InMemoryVectorStore
@@ -265,6 +266,89 @@ class MissesAQuarterOfALargeCorpus(InMemoryVectorStore):
         return await InMemoryVectorStore.search(visible, tenant_id, query, **kw)
 
 
+class ExclusiveMinScore(InMemoryVectorStore):
+    """``score > min_score``: a record scoring exactly the threshold is dropped."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        if kw.get("min_score") is not None:
+            kw["min_score"] = math.nextafter(kw["min_score"], math.inf)
+        return await super().search(tenant_id, query, **kw)
+
+
+class StartsWithARecord(InMemoryVectorStore):
+    """Not empty when handed over, as a store after an incomplete wipe would be."""
+
+    def __init__(self, dimension: int) -> None:
+        super().__init__(dimension=dimension)
+        leftover = [1.0] * dimension
+        self._records[(TenantId("tenant-a"), EntityId(uuid.UUID(int=7)))] = VectorRecord(
+            entity_id=EntityId(uuid.UUID(int=7)), vector=leftover
+        )
+
+
+class ReportsAnotherDimension(InMemoryVectorStore):
+    """Validates at the width it was built with but reports a hard-coded 768."""
+
+    @property
+    def dimension(self) -> int:
+        return 768
+
+
+class UpsertChecksOnlyTheNorm(InMemoryVectorStore):
+    """The single-record path skips the length check its batch twin makes."""
+
+    async def upsert(self, tenant_id: TenantId, record: VectorRecord) -> None:
+        if has_zero_norm(record.vector):
+            raise ZeroVectorError("a zero vector has no direction")
+        self._records[(tenant_id, record.entity_id)] = record.model_copy(deep=True)
+
+
+class UpsertManyChecksTheFirstRecord(InMemoryVectorStore):
+    """A batch validated by its first record alone."""
+
+    async def upsert_many(self, tenant_id: TenantId, records: Sequence[VectorRecord]) -> None:
+        if records:
+            self._validate(records[0].vector)
+        for record in records:
+            self._records[(tenant_id, record.entity_id)] = record.model_copy(deep=True)
+
+
+class KZeroMeansTheDefault(InMemoryVectorStore):
+    """``k or 10``: asking for no matches gets ten."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        kw["k"] = kw.get("k", 10) or 10
+        return await super().search(tenant_id, query, **kw)
+
+
+class DefaultKIsFive(InMemoryVectorStore):
+    """A default page of five where the port says ten."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        kw.setdefault("k", 5)
+        return await super().search(tenant_id, query, **kw)
+
+
+class MatchesCarryOnlyTheType(InMemoryVectorStore):
+    """Matches read from a type column alone: the rest of the metadata is dropped."""
+
+    async def search(
+        self, tenant_id: TenantId, query: Sequence[float], **kw: Any
+    ) -> list[VectorMatch]:
+        return [
+            match.model_copy(
+                update={"metadata": {k: v for k, v in match.metadata.items() if k == "entity_type"}}
+            )
+            for match in await super().search(tenant_id, query, **kw)
+        ]
+
+
 class ScoresWithTwoSquareRoots(InMemoryVectorStore):
     """The old norm, a product of two square roots: a self-match scored 0.9999999999999999."""
 
@@ -322,6 +406,17 @@ CASES = (
     Case(DeleteAlwaysSaysYes, ("test_delete_returns_whether_the_record_was_there",)),
     Case(FiltersAfterK, ("test_entity_types_and_min_score_apply_before_k",)),
     Case(IgnoresMinScore, ("test_min_score_keeps_exactly_the_records_scoring_at_least_it",)),
+    Case(ExclusiveMinScore, ("test_min_score_is_inclusive_at_an_exact_boundary",)),
+    Case(StartsWithARecord, ("test_a_new_store_holds_nothing",)),
+    Case(ReportsAnotherDimension, ("test_the_store_has_the_dimension_it_was_built_with",)),
+    Case(UpsertChecksOnlyTheNorm, ("test_a_vector_of_another_dimension_is_rejected_on_upsert",)),
+    Case(
+        UpsertManyChecksTheFirstRecord,
+        ("test_a_vector_of_another_dimension_is_rejected_by_upsert_many",),
+    ),
+    Case(KZeroMeansTheDefault, ("test_k_zero_returns_nothing",)),
+    Case(DefaultKIsFive, ("test_the_default_k_is_ten",)),
+    Case(MatchesCarryOnlyTheType, ("test_search_returns_the_metadata_stored_with_each_match",)),
     Case(
         EmptyEntityTypesMeansNoFilter,
         ("test_an_empty_entity_types_matches_nothing_and_none_means_no_filter",),
@@ -430,6 +525,22 @@ def test_every_named_test_is_a_suite_test() -> None:
     """Each row names tests the suite has, so a rename in the suite fails here by name."""
     names = {name for case in CASES for name in case.caught_by}
     assert {name for name in names if not hasattr(VectorStoreCompliance, name)} == set()
+
+
+NO_MUTANT_OF_ITS_OWN = {
+    "test_the_store_satisfies_the_port": (
+        "an isinstance smoke check: a store missing a member fails every case that calls it"
+    ),
+    "test_the_suite_is_run_unchanged": "the guard against overridden cases, tested in graph",
+}
+"""Suite cases no mutant names, and why none is written for them."""
+
+
+def test_every_case_is_named_by_a_mutant_or_says_why_not() -> None:
+    """A new suite case arrives with its mutant; a case without one is a visible decision."""
+    cases = {name for name in dir(VectorStoreCompliance) if name.startswith("test_")}
+    named = {name for case in CASES for name in case.caught_by}
+    assert cases - named - set(NO_MUTANT_OF_ITS_OWN) == set()
 
 
 def test_the_recall_mutant_is_exact_on_small_tenants() -> None:

@@ -59,7 +59,7 @@ class InMemoryEventLog:
         ``expected_version`` says; a batch mixing stored and new ids raises ``ValueError``; a
         stale ``expected_version`` raises :class:`ConcurrencyConflictError`.
         """
-        # The port's order (ADR 0019): name, expected version, repeated ids, replay, conflict.
+        # The port's order (ADR 0023): name, expected version, repeated ids, replay, conflict.
         stream_name(stream)
         if expected_version is not None:
             log_integer(expected_version, what="expected_version")

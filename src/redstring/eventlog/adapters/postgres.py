@@ -121,7 +121,7 @@ class PostgresEventLog(NamesOnlyStore):
         batch mixing stored and new ids. A batch whose ids are all stored in this stream
         returns the stored events and writes nothing.
         """
-        # The port's order (ADR 0019): name, expected version, repeated ids, replay, conflict.
+        # The port's order (ADR 0023): name, expected version, repeated ids, replay, conflict.
         stream_name(stream)
         if expected_version is not None:
             log_integer(expected_version, what="expected_version")

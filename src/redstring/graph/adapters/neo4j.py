@@ -585,7 +585,7 @@ def _entity_properties(entity: Entity) -> dict[str, Any]:
 
 def _dump_json(value: object) -> str:
     # ensure_ascii=False keeps non-ASCII readable in the database; Neo4j strings are Unicode.
-    # Keys keep the caller's order, as on every other backend (ADR 0019).
+    # Keys keep the caller's order, as on every other backend (ADR 0023).
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 

@@ -728,7 +728,7 @@ class EntityStoreCases(GraphCases):
     async def test_find_entities_with_a_limit_past_the_maximum_raises(
         self, store: GraphStore
     ) -> None:
-        """A ``limit`` above ``MAX_LIMIT`` raises ``InvalidArgumentError`` everywhere (ADR 0019)."""
+        """A ``limit`` above ``MAX_LIMIT`` raises ``InvalidArgumentError`` everywhere (ADR 0023)."""
         await store.upsert_entity(TENANT, _entity())
         _expect(
             len(await store.find_entities(TENANT, limit=MAX_LIMIT)), 1, "find_entities(MAX_LIMIT)"
@@ -738,7 +738,7 @@ class EntityStoreCases(GraphCases):
                 await store.find_entities(TENANT, limit=limit)
 
     async def test_attributes_keep_the_order_they_were_written_in(self, store: GraphStore) -> None:
-        """Attribute keys, nested ones too, come back in write order, not sorted (ADR 0019)."""
+        """Attribute keys, nested ones too, come back in write order, not sorted (ADR 0023)."""
         ada, grace = _entity("Ada"), _entity("Grace")
         ada.attributes = {"zeta": 1, "alpha": {"yew": 2, "beech": 3}, "mid": [{"b": 1, "a": 2}]}
         await store.upsert_entities(TENANT, [ada, grace])
@@ -766,7 +766,7 @@ class EntityStoreCases(GraphCases):
     async def test_attribute_values_the_models_accept_come_back_equal(
         self, value: JsonValue
     ) -> None:
-        """NaN, infinities and lone surrogates are refused by the models (ADR 0019); every
+        """NaN, infinities and lone surrogates are refused by the models (ADR 0023); every
         other value (-0.0, integers past 64 bits, NUL in a string, any script) round trips
         unchanged on an entity and an edge. A failure here names a value this backend alters."""
         try:
