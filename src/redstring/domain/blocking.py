@@ -4,40 +4,35 @@ Resolution never compares a new mention with every entity of a tenant. It derive
 reads the entities indexed under any of them in one batched store call, and scores only those
 candidates. Keys are namespaced by entity type, so a person and a city never block together.
 
-Three families of key are derived from the normalised name:
+Every key is built from the name's :class:`~redstring.domain.name_forms.NameForm`: accents
+folded, honorifics ("Dr."), legal suffixes ("Ltd") and joining words ("of") left out, and
+nicknames mapped to the name they shorten ("Bob" -> "robert"). The families:
 
-* ``n:`` the whole normalised name ("acme corp" for "ACME Corp.");
-* ``s:`` the tokens sorted, so word order does not matter ("john smith" for "Smith, John");
-* ``p:`` a Soundex code per significant token, so spelling variants meet ("Jon"/"John").
+* ``n:`` the whole normalised name ("the acme corp" for "The ACME Corp.");
+* ``s:`` the significant tokens, nicknames mapped, sorted, so word order, titles and "Bob" for
+  "Robert" do not matter ("robert smith" for "Smith, Bob"); names of three or more tokens
+  also give the same key with one token left out, so a middle name may come and go;
+* ``p:`` the Soundex codes of those tokens, sorted, so spelling variants meet ("Jon Smyth");
+* ``i:`` the last token with the first token's initial, and the first with the last's, so
+  "A. Okafor", "Okafor, A." and "Amara Okafor" meet;
+* ``a:`` the acronym of a name of three or more tokens, and a short single token itself, so
+  "International Business Machines" meets "IBM".
+
+Every key holds at least two tokens' worth of information, except for one-token names: a key
+holding one common token ("smith") would grow with the tenant and make resolution cost grow
+with it. A name yields at most :data:`MAX_KEYS_PER_NAME` keys.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from redstring.domain.name_forms import NameForm, name_form, normalise_name
 
-from redstring.domain.errors import EmptyTextError
+__all__ = ["MAX_KEYS_PER_NAME", "blocking_keys", "name_keys", "normalise_name", "soundex"]
 
-_NON_WORD = re.compile(r"[\W_]+")
+MAX_KEYS_PER_NAME = 12
+"""The most keys one name yields: n, s, three subsets, p, three initial keys, a (<= 10)."""
 
-# Latin letters that NFKD leaves whole; folded by hand so "Łódź" meets "Lodz".
-_LATIN_FOLDS = str.maketrans(
-    {
-        "ł": "l",
-        "ø": "o",
-        "đ": "d",
-        "ð": "d",
-        "ħ": "h",
-        "\u0131": "i",
-        "æ": "ae",
-        "œ": "oe",
-        "þ": "th",
-    }
-)
-
-_STOP_TOKENS = frozenset(
-    {"the", "a", "an", "of", "and", "inc", "ltd", "llc", "corp", "co", "mr", "mrs", "ms", "dr"}
-)
+_MAX_SUBSETS = 3
 
 _SOUNDEX_CODES = {
     **dict.fromkeys("bfpv", "1"),
@@ -47,22 +42,6 @@ _SOUNDEX_CODES = {
     **dict.fromkeys("mn", "5"),
     "r": "6",
 }
-
-
-def normalise_name(name: str) -> str:
-    """Fold ``name`` to lowercase words separated by single spaces.
-
-    Accents are stripped (NFKD) and Latin letters fold to ASCII; letters and digits of other
-    scripts are kept as they are, so a name in any script has keys. Punctuation and
-    underscores become separators. Raises :class:`EmptyTextError` when nothing alphanumeric
-    remains.
-    """
-    decomposed = unicodedata.normalize("NFKD", name)
-    unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    folded = _NON_WORD.sub(" ", unaccented.casefold().translate(_LATIN_FOLDS)).strip()
-    if not folded:
-        raise EmptyTextError(f"name {name!r} has no letters or digits to derive keys from")
-    return folded
 
 
 def soundex(token: str) -> str:
@@ -90,14 +69,43 @@ def soundex(token: str) -> str:
     return "".join(code).ljust(4, "0")
 
 
+def name_keys(form: NameForm) -> set[str]:
+    """The keys of a name form, without the type namespace (``"s:robert smith"``, ...)."""
+    tokens, canonical = form.tokens, form.canonical
+    keys = {f"n:{form.normalised}", f"s:{' '.join(sorted(canonical))}"}
+    if len(canonical) >= 3:
+        # Middle tokens come and go most often; then the first, then the last.
+        order = [*range(1, len(canonical) - 1), 0, len(canonical) - 1]
+        subsets = 0
+        for left_out in order:
+            rest = canonical[:left_out] + canonical[left_out + 1 :]
+            if sum(len(token) > 1 for token in rest) >= 2:
+                keys.add(f"s:{' '.join(sorted(rest))}")
+                subsets += 1
+                if subsets == _MAX_SUBSETS:
+                    break
+    codes = sorted(soundex(token) for token in canonical if len(token) > 1)
+    if len(codes) >= 2 or len(canonical) == 1:
+        keys.add(f"p:{' '.join(codes or canonical)}")
+    if len(tokens) >= 2:
+        first, last = tokens[0], tokens[-1]
+        if len(last) > 1:
+            keys.add(f"i:{last} {first[0]}")
+            keys.add(f"i:{last} {canonical[0][0]}")
+        if len(first) > 1:
+            keys.add(f"i:{canonical[0]} {last[0]}")
+    if len(tokens) >= 3 and all(token.isalpha() for token in tokens):
+        keys.add(f"a:{''.join(token[0] for token in tokens)}")
+    elif len(tokens) == 1 and 2 <= len(tokens[0]) <= 5:
+        keys.add(f"a:{tokens[0]}")
+    return keys
+
+
 def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
-    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``."""
-    normalised = normalise_name(name)
-    tokens = normalised.split()
-    significant = [token for token in tokens if token not in _STOP_TOKENS] or tokens
-    keys = {
-        f"{entity_type}|n:{normalised}",
-        f"{entity_type}|s:{' '.join(sorted(significant))}",
-    }
-    keys.update(f"{entity_type}|p:{soundex(token)}" for token in significant if len(token) > 1)
-    return tuple(sorted(keys))
+    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``.
+
+    Raises :class:`~redstring.domain.errors.EmptyTextError` for a name without letters or
+    digits. At most :data:`MAX_KEYS_PER_NAME` keys, each prefixed ``"{entity_type}|"``.
+    """
+    keys = name_keys(name_form(name))
+    return tuple(sorted(f"{entity_type}|{key}" for key in keys))
