@@ -13,10 +13,17 @@ nicknames mapped to the name they shorten ("Bob" -> "robert"). The families:
   "Robert" do not matter ("robert smith" for "Smith, Bob"); names of three or more tokens
   also give the same key with one token left out, so a middle name may come and go;
 * ``p:`` the Soundex codes of those tokens, sorted, so spelling variants meet ("Jon Smyth");
-* ``i:`` the last token with the first token's initial, and the first with the last's, so
-  "A. Okafor", "Okafor, A." and "Amara Okafor" meet;
+* ``i:`` the last token's Soundex code with the first token's initial, and the first's code
+  with the last's initial, so "A. Okafor", "Okafor, A.", "Amara Okafr" and "Amara Okafor"
+  meet;
 * ``a:`` the acronym of a name of three or more tokens, and a short single token itself, so
-  "International Business Machines" meets "IBM".
+  "International Business Machines" meets "IBM";
+* ``f:`` and ``o:`` let a one-token name ("Westgate", "Okafor") meet the longer names it
+  begins or ends ("Westgate Foods Ltd", "Amara Okafor"). They are one-sided: a longer name is
+  *stored* under ``f:`` with its first and its last token and *looks up* ``o:`` with them; a
+  one-token name is stored under ``o:`` and looks up ``f:``. So a full name never reads the
+  broad bucket of every name sharing one token; only a one-token mention, which is ambiguous
+  anyway, does (:func:`lookup_keys`).
 
 Every key holds at least two tokens' worth of information, except for one-token names: a key
 holding one common token ("smith") would grow with the tenant and make resolution cost grow
@@ -27,10 +34,17 @@ from __future__ import annotations
 
 from redstring.domain.name_forms import NameForm, name_form, normalise_name
 
-__all__ = ["MAX_KEYS_PER_NAME", "blocking_keys", "name_keys", "normalise_name", "soundex"]
+__all__ = [
+    "MAX_KEYS_PER_NAME",
+    "blocking_keys",
+    "lookup_keys",
+    "name_keys",
+    "normalise_name",
+    "soundex",
+]
 
 MAX_KEYS_PER_NAME = 12
-"""The most keys one name yields: n, s, three subsets, p, three initial keys, a (<= 10)."""
+"""The most keys one name yields: n, s, three subsets, p, three initial keys, a, two f (12)."""
 
 _MAX_SUBSETS = 3
 
@@ -69,8 +83,11 @@ def soundex(token: str) -> str:
     return "".join(code).ljust(4, "0")
 
 
-def name_keys(form: NameForm) -> set[str]:
-    """The keys of a name form, without the type namespace (``"s:robert smith"``, ...)."""
+def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
+    """The keys of a name form, without the type namespace (``"s:robert smith"``, ...).
+
+    ``lookup`` swaps the one-sided families: the keys to look a name up by, not to store it.
+    """
     tokens, canonical = form.tokens, form.canonical
     keys = {f"n:{form.normalised}", f"s:{' '.join(sorted(canonical))}"}
     if len(canonical) >= 3:
@@ -90,14 +107,19 @@ def name_keys(form: NameForm) -> set[str]:
     if len(tokens) >= 2:
         first, last = tokens[0], tokens[-1]
         if len(last) > 1:
-            keys.add(f"i:{last} {first[0]}")
-            keys.add(f"i:{last} {canonical[0][0]}")
+            keys.add(f"i:{soundex(last)} {first[0]}")
+            keys.add(f"i:{soundex(last)} {canonical[0][0]}")
         if len(first) > 1:
-            keys.add(f"i:{canonical[0]} {last[0]}")
+            keys.add(f"i:{soundex(canonical[0])} {last[0]}")
     if len(tokens) >= 3 and all(token.isalpha() for token in tokens):
         keys.add(f"a:{''.join(token[0] for token in tokens)}")
     elif len(tokens) == 1 and 2 <= len(tokens[0]) <= 5:
         keys.add(f"a:{tokens[0]}")
+    if len(tokens) == 1:
+        keys.add(f"{'f' if lookup else 'o'}:{canonical[0]}")
+    else:
+        ends = {canonical[0], canonical[-1]}
+        keys.update(f"{'o' if lookup else 'f'}:{token}" for token in ends if len(token) > 1)
     return keys
 
 
@@ -108,4 +130,13 @@ def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
     digits. At most :data:`MAX_KEYS_PER_NAME` keys, each prefixed ``"{entity_type}|"``.
     """
     keys = name_keys(name_form(name))
+    return tuple(sorted(f"{entity_type}|{key}" for key in keys))
+
+
+def lookup_keys(entity_type: str, name: str) -> tuple[str, ...]:
+    """The keys under which to look for entities that may be the one named ``name``.
+
+    The same as :func:`blocking_keys` except for the one-sided ``f:``/``o:`` families.
+    """
+    keys = name_keys(name_form(name), lookup=True)
     return tuple(sorted(f"{entity_type}|{key}" for key in keys))

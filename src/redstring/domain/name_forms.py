@@ -55,10 +55,15 @@ LEGAL_SUFFIXES: frozenset[str] = frozenset(
 )  # fmt: skip
 """Legal-form words: "Acme Ltd" and "ACME Limited" are one company."""
 
-FUNCTION_WORDS: frozenset[str] = frozenset({"the", "of", "and", "und", "et"})
+FUNCTION_WORDS: frozenset[str] = frozenset({"the", "of", "and", "und", "et", "de", "la"})
 """Joining words of organisation names; "a" stays, it is also an initial."""
 
-_IGNORED = HONORIFICS | LEGAL_SUFFIXES | FUNCTION_WORDS
+# Titles lead or trail a name, legal forms trail it; inside a name the same words are names
+# ("Sa Park", "Co Hanh"), so only the edges are stripped.
+_LEGAL_SHORT = {"limited": "ltd", "incorporated": "inc", "corporation": "corp", "company": "co"}
+
+_LEADING = HONORIFICS | FUNCTION_WORDS
+_TRAILING = HONORIFICS | LEGAL_SUFFIXES | FUNCTION_WORDS
 
 # Each line: the full given name, then the short forms that stand for it. A short form may
 # shorten several names ("sandy"); it then maps to the first in this table's order.
@@ -148,6 +153,20 @@ def normalise_name(name: str) -> str:
     return folded
 
 
+# Legal forms written as several words or as dotted letters ("L.L.C." folds to "l l c").
+_LEGAL_PHRASES = re.compile(
+    r"\b(?:public limited company|limited liability company|limited liability partnership"
+    r"|l l c|l l p|p l c|s a r l|s a|b v|n v|g m b h|s p a|s r l|p t y)\b"
+)
+
+
+def _join_legal(match: re.Match[str]) -> str:
+    words = match.group(0).split()
+    if len(words) > 2 and all(len(word) > 1 for word in words):
+        return "".join(word[0] for word in words)
+    return "".join(words)
+
+
 def canonical_token(token: str) -> str:
     """The full given name a nickname stands for, or the token itself."""
     return NICKNAMES.get(token, token)
@@ -158,21 +177,30 @@ class NameForm:
     """A name as resolution reads it; build one with :func:`name_form`.
 
     ``tokens`` keep the name's order; ``canonical`` is ``tokens`` with nicknames mapped, in
-    the same order. Both are non-empty.
+    the same order. Both are non-empty. ``legal_form`` is the trailing legal-form word in
+    its short spelling ("ltd" for "Limited"), or ``None``.
     """
 
     normalised: str
     tokens: tuple[str, ...]
     canonical: tuple[str, ...]
+    legal_form: str | None = None
 
 
 def name_form(name: str) -> NameForm:
     """The :class:`NameForm` of ``name``; :class:`EmptyTextError` when it has no letters."""
     normalised = normalise_name(name)
-    every = tuple(normalised.split())
-    tokens = tuple(token for token in every if token not in _IGNORED) or every
+    every = tuple(_LEGAL_PHRASES.sub(_join_legal, normalised).split())
+    start, end = 0, len(every)
+    while start < end and every[start] in _LEADING:
+        start += 1
+    while end > start and every[end - 1] in _TRAILING:
+        end -= 1
+    tokens = tuple(token for token in every[start:end] if token not in FUNCTION_WORDS) or every
+    legal = next((token for token in reversed(every[end:]) if token in LEGAL_SUFFIXES), None)
     return NameForm(
         normalised=normalised,
         tokens=tokens,
         canonical=tuple(canonical_token(token) for token in tokens),
+        legal_form=None if legal is None else _LEGAL_SHORT.get(legal, legal),
     )

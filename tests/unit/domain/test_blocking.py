@@ -110,10 +110,12 @@ class TestBlockingKeys:
     """Three key families (n:, s:, p:), namespaced by entity type."""
 
     def test_keys_of_a_simple_name(self) -> None:
-        """The whole name, its sorted tokens, their phonetic codes and two initial keys."""
+        """The whole name, sorted tokens, phonetic codes, initial keys and its two ends."""
         assert blocking_keys("Person", "Ada Lovelace") == (
-            "Person|i:ada l",
-            "Person|i:lovelace a",
+            "Person|f:ada",
+            "Person|f:lovelace",
+            "Person|i:A300 l",
+            "Person|i:L142 a",
             "Person|n:ada lovelace",
             "Person|p:A300 L142",
             "Person|s:ada lovelace",
@@ -142,6 +144,7 @@ class TestBlockingKeys:
             "Organisation|s:acme",
             "Organisation|p:A250",
             "Organisation|a:acme",
+            "Organisation|o:acme",
         }
 
     def test_a_name_made_only_of_stop_words_still_has_keys(self) -> None:

@@ -58,6 +58,20 @@ _DATE_YMD = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
 _DATE_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
 _DATE_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 _YEAR = re.compile(r"^(\d{4})$")
+_DATE_WORDS = re.compile(r"^(?:(\d{1,2})\s+([a-z]+)|([a-z]+)\s+(\d{1,2})),?\s+(\d{4})$")
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
 
 
@@ -71,6 +85,8 @@ def normalise_value(kind: FieldKind, value: JsonValue) -> str | None:
 
     Lists, objects, ``None`` and blank text carry nothing; a boolean or number is its text.
     """
+    if kind is FieldKind.LEGAL_FORM:
+        return str(value) if isinstance(value, str) and value else None
     if value is None or isinstance(value, list | dict):
         return None
     text = str(value).strip()
@@ -131,6 +147,12 @@ def _normal_date(text: str) -> str | None:
             parts = match.groups()
             year, month, day = (parts[i] for i in order)
             return f"{year}-{int(month):02d}-{int(day):02d}"
+    words = _DATE_WORDS.match(text.casefold().replace(".", ""))
+    if words:
+        day_first, month_first, month_second, day_second, year = words.groups()
+        month = _MONTHS.get(month_first or month_second)
+        if month is not None:
+            return f"{year}-{month:02d}-{int(day_first or day_second):02d}"
     year_only = _YEAR.match(text)
     if year_only:
         return year_only.group(1)

@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import JaroWinkler
+from rapidfuzz.distance import OSA, JaroWinkler
 
 from redstring.domain.name_forms import NameForm
 
 TYPO_SIMILARITY = 0.88
-"""Two tokens of at least three letters this Jaro-Winkler similar are one token misspelt."""
+"""Two tokens of at least three letters this Jaro-Winkler similar are one token misspelt.
+
+So are two tokens of at least four letters one edit apart (a letter added, dropped, changed
+or two swapped), which catches the early typos Jaro-Winkler's prefix bonus misses ("Ynki")."""
 
 FUZZY_SIMILARITY = 88.0
 """A token-sorted ratio (0-100) this high for names that do not pair is the "fuzzy" level."""
@@ -29,7 +32,8 @@ _ROUNDS = ("equal", "nickname", "typo", "initial")
 class NameComparison:
     """The level two names reach, and the tokens that paired as equal or as nicknames.
 
-    ``informative`` counts the pairs of whole tokens (not initials); ``shared`` holds the
+    ``informative`` counts the pairs of whole tokens (an initial, even one equal to an
+    initial, is not one); ``shared`` holds the
     canonical token of each equal or nickname pair, for frequency adjustment.
     """
 
@@ -54,8 +58,7 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
     short, long = sorted(
         (left, right), key=lambda form: (len(form.tokens), form.canonical, form.tokens)
     )
-    kinds, shared, unpaired_short, unpaired_long = _pair(short, long)
-    informative = sum(kind != "initial" for kind in kinds)
+    kinds, shared, unpaired_short, unpaired_long, informative = _pair(short, long)
     if unpaired_short:
         return NameComparison(_unpaired_level(short, long), informative, tuple(shared))
     if "initial" in kinds:
@@ -73,7 +76,7 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
     return NameComparison(level, informative, tuple(shared))
 
 
-def _pair(short: NameForm, long: NameForm) -> tuple[list[str], list[str], int, int]:
+def _pair(short: NameForm, long: NameForm) -> tuple[list[str], list[str], int, int, int]:
     free = list(range(len(long.tokens)))
     paired: dict[int, str] = {}
     shared: list[str] = []
@@ -87,7 +90,11 @@ def _pair(short: NameForm, long: NameForm) -> tuple[list[str], list[str], int, i
                 paired[index] = round_name
                 if round_name in ("equal", "nickname"):
                     shared.append(short.canonical[index])
-    return list(paired.values()), shared, len(short.tokens) - len(paired), len(free)
+    informative = sum(
+        kind != "initial" and len(short.tokens[index]) > 1 for index, kind in paired.items()
+    )
+    unpaired = len(short.tokens) - len(paired)
+    return list(paired.values()), shared, unpaired, len(free), informative
 
 
 def _partner(
@@ -107,6 +114,8 @@ def _partner(
         elif round_name == "typo":
             if min(len(token), len(other_token)) >= 3:
                 similarity = JaroWinkler.similarity(canonical, other_canonical)
+                if similarity < TYPO_SIMILARITY and min(len(token), len(other_token)) >= 4:
+                    similarity = TYPO_SIMILARITY if OSA.distance(token, other_token) <= 1 else 0
                 if similarity >= best_similarity and (best is None or similarity > best_similarity):
                     best, best_similarity = other, similarity
         elif _is_initial_of(token, other_token, other_canonical) or _is_initial_of(

@@ -42,7 +42,12 @@ DEFAULT_MERGE_THRESHOLD = 18.0
 DEFAULT_POSSIBLE_THRESHOLD = 9.0
 """Bits at or above which (below the merge threshold) a pair is kept as a possible match."""
 
-_MAX_NAME_ADJUSTMENT = 8.0
+# Rarity may raise a weight less than commonness may lower it: rare values also cluster
+# (a small town's namesakes, a household's shared surname), which the independence behind
+# Fellegi-Sunter weights does not see.
+_MAX_NAME_BOOST = 4.0
+_MAX_FIELD_BOOST = 2.0
+_MAX_PENALTY = 8.0
 _TOKEN_BITS = math.log2(1 / TOKEN_FREQUENCY)
 _EXPECTED_TOKENS = {
     "exact": 2,
@@ -53,6 +58,13 @@ _EXPECTED_TOKENS = {
     "partial": 1,
 }
 _NO_DATA: Frequencies = Frequencies()
+
+PLACE_FIELDS = ("address", "postcode", "locality")
+"""Fields that all say where a record is, most specific first.
+
+They are not independent: an address that agrees implies its postcode and locality agree.
+Only the most specific agreeing one adds its weight; the others show level "implied" and add
+nothing. Disagreement still counts for each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,15 +123,28 @@ def profile(
         value = normalise_value(kind, attributes[key])
         if value is not None:
             fields[field_name] = (kind, value)
-    return Profile(type=entity_type, form=name_form(name), fields=fields)
+    form = name_form(name)
+    if form.legal_form is not None:
+        fields["legal_form"] = (FieldKind.LEGAL_FORM, form.legal_form)
+    return Profile(type=entity_type, form=form, fields=fields)
 
 
 def frequencies_of(profiles: list[Profile]) -> Frequencies:
-    """Token and value frequencies counted over ``profiles`` (one tenant's records)."""
-    return Frequencies.count(
-        names=((p.type, p.form.canonical) for p in profiles),
-        values=((name, value) for p in profiles for name, (_, value) in p.fields.items()),
-    )
+    """Token and value frequencies counted over ``profiles`` (one tenant's records).
+
+    Each distinct name (type and sorted tokens) counts once, and each attribute value once
+    per distinct name carrying it: duplicates of one thing would otherwise make its own name
+    and date of birth look common and weaken the very agreement that should merge them.
+    """
+    names = {(p.type, tuple(sorted(p.form.canonical))) for p in profiles}
+    values = {
+        (p.type, tuple(sorted(p.form.canonical)), name, value)
+        for p in profiles
+        for name, (_, value) in p.fields.items()
+    }
+    items = [(f"name:{kind}", token) for kind, tokens in names for token in set(tokens)]
+    items.extend((name, value) for _, _, name, value in values)
+    return Frequencies.count(items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +153,15 @@ class FieldEvidence:
 
     ``weight`` is the level's ``log2(m/u)`` plus ``adjustment`` (term frequency and, for
     names, token count); a field only one side carries has level "missing" and weight 0.
+    ``conflict`` marks a date or identifier that disagrees: two records with one cannot be
+    one thing, whatever else agrees, unless the data is wrong.
     """
 
     field: str
     level: str
     weight: float
     adjustment: float = 0.0
+    conflict: bool = False
 
     def to_json(self) -> dict[str, JsonValue]:
         """A JSON object with the weight and adjustment rounded to three decimals."""
@@ -145,6 +173,8 @@ class FieldEvidence:
         }
 
 
+
+
 @dataclass(frozen=True, slots=True)
 class MatchScore:
     """The match weight of two records and the evidence it sums; ``-inf`` across types."""
@@ -152,6 +182,11 @@ class MatchScore:
     weight: float
     evidence: tuple[FieldEvidence, ...]
     types: tuple[str, str]
+
+    @property
+    def conflicting(self) -> bool:
+        """Whether a date or an identifier disagrees (see :attr:`FieldEvidence.conflict`)."""
+        return any(evidence.conflict for evidence in self.evidence)
 
     @property
     def compatible(self) -> bool:
@@ -180,9 +215,19 @@ def score_pair(left: Profile, right: Profile, frequencies: Frequencies | None = 
         return MatchScore(weight=-math.inf, evidence=(), types=types)
     data = frequencies or _NO_DATA
     evidence = [_name_evidence(left, right, data)]
-    for name in sorted(left.fields.keys() | right.fields.keys()):
-        evidence.append(_field_evidence(name, left.fields.get(name), right.fields.get(name), data))
+    place_agrees = False
+    for name in sorted(left.fields.keys() | right.fields.keys(), key=_field_order):
+        item = _field_evidence(name, left.fields.get(name), right.fields.get(name), data)
+        if name in PLACE_FIELDS and item.weight > 0:
+            if place_agrees:
+                item = FieldEvidence(name, "implied", 0.0)
+            place_agrees = True
+        evidence.append(item)
     return MatchScore(weight=sum(e.weight for e in evidence), evidence=tuple(evidence), types=types)
+
+
+def _field_order(name: str) -> tuple[int, str]:
+    return (PLACE_FIELDS.index(name), "") if name in PLACE_FIELDS else (len(PLACE_FIELDS), name)
 
 
 def decide(score: MatchScore, settings: ResolutionSettings | None = None) -> Outcome:
@@ -204,10 +249,8 @@ def _name_evidence(left: Profile, right: Profile, data: Frequencies) -> FieldEvi
     expected = _EXPECTED_TOKENS.get(comparison.level)
     if expected is not None:
         adjustment += (min(comparison.informative, 3) - expected) * _TOKEN_BITS
-        rarity = sum(
-            math.log2(TOKEN_FREQUENCY / data.token(left.type, token)) for token in comparison.shared
-        )
-        adjustment += max(-_MAX_NAME_ADJUSTMENT, min(_MAX_NAME_ADJUSTMENT, rarity))
+        rarity = -sum(math.log2(data.ratio(f"name:{left.type}", t)) for t in comparison.shared)
+        adjustment += max(-_MAX_PENALTY, min(_MAX_NAME_BOOST, rarity))
     return FieldEvidence("name", comparison.level, base + adjustment, adjustment)
 
 
@@ -225,7 +268,7 @@ def _field_evidence(
     level = compare_values(kind, left_value, right_value)
     rung = ladder[level]
     if level != "exact":
-        return FieldEvidence(name, level, rung.weight)
-    u = data.value(name, left_value, default=rung.u)
-    weight = math.log2(rung.m / u)
-    return FieldEvidence(name, level, weight, weight - rung.weight)
+        conflict = level == "different" and kind in (FieldKind.DATE, FieldKind.IDENTIFIER)
+        return FieldEvidence(name, level, rung.weight, conflict=conflict)
+    adjustment = max(-_MAX_PENALTY, min(_MAX_FIELD_BOOST, -math.log2(data.ratio(name, left_value))))
+    return FieldEvidence(name, level, rung.weight + adjustment, adjustment)

@@ -30,6 +30,7 @@ class FieldKind(StrEnum):
     POSTCODE = "postcode"
     LOCALITY = "locality"
     TEXT = "text"
+    LEGAL_FORM = "legal_form"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("close", m=0.10, u=5e-4),
         Level("initials", m=0.05, u=1e-3),
         Level("acronym", m=0.01, u=1e-3),
-        Level("partial", m=0.02, u=1e-2),
+        Level("partial", m=0.03, u=3e-3),
         Level("fuzzy", m=0.01, u=1e-2),
         Level("different", m=0.01, u=0.98),
     ),
@@ -93,6 +94,10 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("close", m=0.04, u=5e-3),
         Level("different", m=0.08, u=0.98),
     ),
+    FieldKind.LEGAL_FORM: _ladder(
+        Level("exact", m=0.90, u=0.30),
+        Level("different", m=0.03, u=0.70),
+    ),
     FieldKind.TEXT: _ladder(
         Level("exact", m=0.80, u=5e-2),
         Level("close", m=0.05, u=2e-2),
@@ -104,59 +109,46 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
 TOKEN_FREQUENCY = 0.01
 """The share of names holding a given name token, when the data says nothing else."""
 
-PRIOR_STRENGTH = 100.0
-"""How many observations the default frequency counts as when data frequencies are blended in."""
+SMOOTHING = 2.0
+"""Pseudo-count added to both sides of a frequency ratio, so a small sample stays near 1."""
+
+MAX_RATIO = 64.0
+"""A value at most this much more (or less) common than the typical one moves its weight."""
 
 
 @dataclass(frozen=True)
 class Frequencies:
-    """How common each name token and attribute value is among a tenant's records.
+    """How common each name token and attribute value is, relative to a typical one.
 
-    Counts are blended with the defaults as ``(count + k * default) / (total + k)`` with
-    ``k = PRIOR_STRENGTH``, so a handful of records barely moves a weight and a large sample
-    decides it. Build one with :meth:`count`; the empty instance means "use the defaults".
+    :meth:`ratio` compares a value's count with the count a randomly drawn value has on
+    average (``sum(c^2) / sum(c)``): "London" in a file of many towns scores above 1,
+    a rare surname below. Duplicates of one thing inflate both counts alike, so the ratio
+    survives them where a raw share would not. The exact-level ``u`` of a field is scaled by
+    the ratio. Build one with :meth:`count`; the empty instance means "use the defaults".
     """
 
-    tokens: Mapping[str, int] = field(default_factory=dict)
-    values: Mapping[str, int] = field(default_factory=dict)
-    totals: Mapping[str, int] = field(default_factory=dict)
+    counts: Mapping[str, int] = field(default_factory=dict)
+    typical: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
-    def count(
-        cls,
-        names: Iterable[tuple[str, Iterable[str]]],
-        values: Iterable[tuple[str, str]],
-    ) -> Frequencies:
-        """Count ``(entity_type, tokens)`` per name and ``(field, value)`` per attribute value.
+    def count(cls, items: Iterable[tuple[str, str]]) -> Frequencies:
+        """Count ``(group, value)`` pairs; a group is a field name or ``"name:<type>"``."""
+        counts: Counter[tuple[str, str]] = Counter(items)
+        sums: Counter[str] = Counter()
+        squares: Counter[str] = Counter()
+        for (group, _), n in counts.items():
+            sums[group] += n
+            squares[group] += n * n
+        return cls(
+            counts={f"{group}|{value}": n for (group, value), n in counts.items()},
+            typical={group: squares[group] / sums[group] for group in sums},
+        )
 
-        A token counts once per name; types are counted apart, so "paris" the person does not
-        make "Paris" the city common.
-        """
-        token_counts: Counter[str] = Counter()
-        name_totals: Counter[str] = Counter()
-        for entity_type, tokens in names:
-            name_totals[entity_type] += 1
-            token_counts.update(f"{entity_type}|{token}" for token in set(tokens))
-        value_counts: Counter[str] = Counter()
-        field_totals: Counter[str] = Counter()
-        for field_name, value in values:
-            field_totals[field_name] += 1
-            value_counts[f"{field_name}|{value}"] += 1
-        totals = dict(field_totals)
-        totals.update({f"name:{t}": n for t, n in name_totals.items()})
-        return cls(tokens=dict(token_counts), values=dict(value_counts), totals=totals)
-
-    def token(self, entity_type: str, token: str) -> float:
-        """The blended share of ``entity_type`` names holding ``token``."""
-        total = self.totals.get(f"name:{entity_type}", 0)
-        count = self.tokens.get(f"{entity_type}|{token}", 0)
-        return _blend(count, total, TOKEN_FREQUENCY)
-
-    def value(self, field_name: str, value: str, default: float) -> float:
-        """The blended share of ``field_name`` values equal to ``value``."""
-        count = self.values.get(f"{field_name}|{value}", 0)
-        return _blend(count, self.totals.get(field_name, 0), default)
-
-
-def _blend(count: int, total: int, default: float) -> float:
-    return (count + PRIOR_STRENGTH * default) / (total + PRIOR_STRENGTH)
+    def ratio(self, group: str, value: str) -> float:
+        """How much more common ``value`` is than a typical value of ``group`` (1 if unknown)."""
+        typical = self.typical.get(group)
+        if typical is None:
+            return 1.0
+        count = self.counts.get(f"{group}|{value}", 0)
+        ratio = (count + SMOOTHING) / (typical + SMOOTHING)
+        return max(1 / MAX_RATIO, min(MAX_RATIO, ratio))
