@@ -25,17 +25,30 @@ nicknames mapped to the name they shorten ("Bob" -> "robert"). The families:
   broad bucket of every name sharing one token; only a one-token mention, which is ambiguous
   anyway, does (:func:`lookup_keys`).
 
-Every key holds at least two tokens' worth of information, except for one-token names: a key
+Records also block on their most decisive attributes (:func:`attribute_keys`): ``d:`` a full
+date of birth and ``x:`` an identifier, e-mail or phone number, so that a record whose name is
+badly misspelt still meets its duplicates when those agree.
+
+Every name key holds at least two tokens' worth of information, except for one-token names: a key
 holding one common token ("smith") would grow with the tenant and make resolution cost grow
 with it. A name yields at most :data:`MAX_KEYS_PER_NAME` keys.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
+
+from pydantic import JsonValue
+
 from redstring.domain.name_forms import NameForm, name_form, normalise_name
+from redstring.domain.resolution.fields import DEFAULT_FIELD_KINDS, field_of, normalise_value
+from redstring.domain.resolution.weights import FieldKind
 
 __all__ = [
+    "MAX_ATTRIBUTE_KEYS",
     "MAX_KEYS_PER_NAME",
+    "attribute_keys",
     "blocking_keys",
     "lookup_keys",
     "name_keys",
@@ -48,6 +61,9 @@ MAX_KEYS_PER_NAME = 12
 
 _MAX_SUBSETS = 3
 
+MAX_ATTRIBUTE_KEYS = 4
+"""The most attribute keys one record yields (see :func:`attribute_keys`)."""
+
 _SOUNDEX_CODES = {
     **dict.fromkeys("bfpv", "1"),
     **dict.fromkeys("cgjkqsxz", "2"),
@@ -58,13 +74,14 @@ _SOUNDEX_CODES = {
 }
 
 
+@lru_cache(maxsize=65536)
 def soundex(token: str) -> str:
     """The four-character American Soundex code of an ASCII token.
 
-    Soundex is defined for the Latin alphabet only: a token of digits, or one holding letters
-    outside ASCII (another script), is returned unchanged.
+    Soundex is defined for the Latin alphabet only: a token holding a digit ("r2d2", "1984")
+    or letters outside ASCII (another script) is returned unchanged.
     """
-    if token.isdigit() or not token.isascii():
+    if not token.isascii() or any(ch.isdigit() for ch in token):
         return token
     letters = [ch for ch in token.lower() if "a" <= ch <= "z"]
     if not letters:
@@ -95,6 +112,8 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
         order = [*range(1, len(canonical) - 1), 0, len(canonical) - 1]
         subsets = 0
         for left_out in order:
+            if not canonical[left_out].isalpha():
+                continue  # numbers distinguish ("Unit 7"): never leave one out
             rest = canonical[:left_out] + canonical[left_out + 1 :]
             if sum(len(token) > 1 for token in rest) >= 2:
                 keys.add(f"s:{' '.join(sorted(rest))}")
@@ -104,7 +123,8 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
     codes = sorted(soundex(token) for token in canonical if len(token) > 1)
     if len(codes) >= 2 or len(canonical) == 1:
         keys.add(f"p:{' '.join(codes or canonical)}")
-    if len(tokens) >= 2:
+    if len(tokens) >= 2 and tokens[0].isalpha() and tokens[-1].isalpha():
+        # Numbers have no initials: "Unit 7" and "Unit 9" must not share a key.
         first, last = tokens[0], tokens[-1]
         if len(last) > 1:
             keys.add(f"i:{soundex(last)} {first[0]}")
@@ -140,3 +160,29 @@ def lookup_keys(entity_type: str, name: str) -> tuple[str, ...]:
     """
     keys = name_keys(name_form(name), lookup=True)
     return tuple(sorted(f"{entity_type}|{key}" for key in keys))
+
+
+def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tuple[str, ...]:
+    """The sorted keys of a record's decisive attributes: full dates and identifiers.
+
+    A date of birth gives ``d:YYYY-MM-DD`` (partial dates give nothing); an identifier,
+    e-mail or phone gives ``x:{field}={value}`` in normal form. At most
+    :data:`MAX_ATTRIBUTE_KEYS`, taken in attribute-key order; values that carry nothing
+    are skipped.
+    """
+    keys: set[str] = set()
+    for key in sorted(attributes):
+        field, kind = field_of(key, DEFAULT_FIELD_KINDS)
+        if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.CONTACT):
+            continue
+        value = normalise_value(kind, attributes[key])
+        if value is None:
+            continue
+        if kind is FieldKind.DATE:
+            if len(value) == 10 and value[4] == "-":
+                keys.add(f"{entity_type}|d:{value}")
+        elif len(value) >= 5:
+            keys.add(f"{entity_type}|x:{field}={value}")
+        if len(keys) == MAX_ATTRIBUTE_KEYS:
+            break
+    return tuple(sorted(keys))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from redstring.domain.errors import EmptyTextError
 
@@ -187,8 +188,12 @@ class NameForm:
     legal_form: str | None = None
 
 
+@lru_cache(maxsize=65536)
 def name_form(name: str) -> NameForm:
-    """The :class:`NameForm` of ``name``; :class:`EmptyTextError` when it has no letters."""
+    """The :class:`NameForm` of ``name``; :class:`EmptyTextError` when it has no letters.
+
+    Cached: a name form is immutable, and resolution reads each name several times.
+    """
     normalised = normalise_name(name)
     every = tuple(_LEGAL_PHRASES.sub(_join_legal, normalised).split())
     start, end = 0, len(every)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from redstring.domain.blocking import blocking_keys, lookup_keys
+from redstring.domain.blocking import attribute_keys, blocking_keys, lookup_keys
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.models import Entity
@@ -92,9 +92,12 @@ class EvidenceResolver:
         lookups: list[tuple[str, ...]] = []
         for mention in mentions:
             try:
-                profiles.append(profile(mention.type, mention.name, mention.attributes, self.settings))
-                keys.append(blocking_keys(mention.type, mention.name))
-                lookups.append(lookup_keys(mention.type, mention.name))
+                profiles.append(
+                    profile(mention.type, mention.name, mention.attributes, self.settings)
+                )
+                decisive = attribute_keys(mention.type, mention.attributes)
+                keys.append(blocking_keys(mention.type, mention.name) + decisive)
+                lookups.append(lookup_keys(mention.type, mention.name) + decisive)
             except EmptyTextError:
                 profiles.append(None)
                 keys.append(())
@@ -227,7 +230,9 @@ class EvidenceResolver:
             score = score_pair(mention, member, frequencies)
             if best is None or score.weight > best.weight:
                 best = score
-            if score.conflicting and (worst_conflict is None or score.weight < worst_conflict.weight):
+            if score.conflicting and (
+                worst_conflict is None or score.weight < worst_conflict.weight
+            ):
                 worst_conflict = score
         assert best is not None
         if worst_conflict is not None and worst_conflict.weight < best.weight:
@@ -244,4 +249,3 @@ class EvidenceResolver:
             "possible": self.settings.possible_threshold,
         }
         return explanation
-

@@ -36,11 +36,16 @@ from redstring.domain.resolution.weights import (
 
 Outcome = Literal["merge", "possible", "new"]
 
-DEFAULT_MERGE_THRESHOLD = 18.0
-"""Bits of evidence at or above which two records are merged (about 2^18 to 1 for a match)."""
+DEFAULT_MERGE_THRESHOLD = 12.5
+"""Bits of evidence at or above which two records are merged.
 
-DEFAULT_POSSIBLE_THRESHOLD = 9.0
-"""Bits at or above which (below the merge threshold) a pair is kept as a possible match."""
+Two identical two-word names with nothing else to compare score 12.8 bits before term
+frequency, so they merge unless the name is common in the batch; a date of birth or an
+identifier that disagrees (about -8.4 and -9 bits) keeps them apart. See ADR 0016.
+"""
+
+DEFAULT_POSSIBLE_THRESHOLD = 8.0
+"""Bits at or above which, below the merge threshold, a pair is kept as a possible match."""
 
 # Rarity may raise a weight less than commonness may lower it: rare values also cluster
 # (a small town's namesakes, a household's shared surname), which the independence behind
@@ -173,8 +178,6 @@ class FieldEvidence:
         }
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class MatchScore:
     """The match weight of two records and the evidence it sums; ``-inf`` across types."""
@@ -247,6 +250,10 @@ def _name_evidence(left: Profile, right: Profile, data: Frequencies) -> FieldEvi
     base = LADDERS[FieldKind.NAME][comparison.level].weight
     adjustment = 0.0
     expected = _EXPECTED_TOKENS.get(comparison.level)
+    if expected is not None and comparison.level == "exact":
+        # A whole name that is one word ("Northwind", "Lagos") is as specific as that word
+        # gets; only a name that drops words it has elsewhere loses for the missing ones.
+        expected = min(expected, len(left.form.tokens))
     if expected is not None:
         adjustment += (min(comparison.informative, 3) - expected) * _TOKEN_BITS
         rarity = -sum(math.log2(data.ratio(f"name:{left.type}", t)) for t in comparison.shared)
