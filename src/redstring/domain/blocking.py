@@ -13,9 +13,13 @@ nicknames mapped to the name they shorten ("Bob" -> "robert"). The families:
   "Robert" do not matter ("robert smith" for "Smith, Bob"); names of three or more tokens
   also give the same key with one token left out, so a middle name may come and go;
 * ``p:`` the Soundex codes of those tokens, sorted, so spelling variants meet ("Jon Smyth");
-* ``i:`` the last token's Soundex code with the first token's initial, and the first's code
-  with the last's initial, so "A. Okafor", "Okafor, A.", "Amara Okafr" and "Amara Okafor"
-  meet;
+* ``i:`` / ``j:`` the last token's Soundex code with the first token's initial, and the
+  first's code with the last's initial, so "A. Okafor", "Okafor, A." and "Amara Okafor"
+  meet. One-sided: every name is stored under ``i:``, a name holding an initial also under
+  ``j:``; a name with an initial looks up ``i:``, a full name only ``j:``;
+* ``k:`` the last token's Soundex code with the first two letters of the first token, and
+  the other way round, so a misspelt given name still meets ("Fatimma Tayylor" and "Faima
+  Taylor" share ``k:T460 fa``);
 * ``a:`` the acronym of a name of three or more tokens, and a short single token itself, so
   "International Business Machines" meets "IBM";
 * ``f:`` and ``o:`` let a one-token name ("Westgate", "Okafor") meet the longer names it
@@ -56,8 +60,9 @@ __all__ = [
     "soundex",
 ]
 
-MAX_KEYS_PER_NAME = 12
-"""The most keys one name yields: n, s, three subsets, p, three initial keys, a, two f (12)."""
+MAX_KEYS_PER_NAME = 14
+"""The most keys one name yields: n, s, up to three subsets, p, up to three i and three j
+(only names with an initial, which have no subsets of their own beyond one), two k, a, two f."""
 
 _MAX_SUBSETS = 3
 
@@ -120,18 +125,34 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
                 subsets += 1
                 if subsets == _MAX_SUBSETS:
                     break
-    codes = sorted(soundex(token) for token in canonical if len(token) > 1)
+    codes = sorted(soundex(token) for token in canonical if len(token) > 1 or token.isdigit())
     if len(codes) >= 2 or len(canonical) == 1:
         keys.add(f"p:{' '.join(codes or canonical)}")
-    if len(tokens) >= 2 and tokens[0].isalpha() and tokens[-1].isalpha():
-        # Numbers have no initials: "Unit 7" and "Unit 9" must not share a key.
+    numbered = any(ch.isdigit() for token in tokens for ch in token)
+    if len(tokens) >= 2 and not numbered:
+        # A number distinguishes ("Unit 7", "Unit 9"): such names get no key without it.
         first, last = tokens[0], tokens[-1]
+        initials: set[str] = set()
         if len(last) > 1:
-            keys.add(f"i:{soundex(last)} {first[0]}")
-            keys.add(f"i:{soundex(last)} {canonical[0][0]}")
+            initials.add(f"{soundex(last)} {first[0]}")
+            initials.add(f"{soundex(last)} {canonical[0][0]}")
         if len(first) > 1:
-            keys.add(f"i:{soundex(canonical[0])} {last[0]}")
-    if len(tokens) >= 3 and all(token.isalpha() for token in tokens):
+            initials.add(f"{soundex(canonical[0])} {last[0]}")
+        # One-sided like f:/o:: every name is stored under i:, a name holding an initial also
+        # under j:. A name with an initial looks up i: (all the names it may abbreviate); a
+        # full name looks up only j: (the abbreviations of itself), never the broad i: bucket.
+        abbreviated = any(len(token) == 1 for token in tokens)
+        if lookup:
+            families: tuple[str, ...] = ("i",) if abbreviated else ("j",)
+        else:
+            families = ("i", "j") if abbreviated else ("i",)
+        keys.update(f"{family}:{suffix}" for family in families for suffix in initials)
+        # Both sides of k: alike: the surname's code and two letters of the given name, narrow
+        # enough to look up from every full name, loose enough for a typo in either.
+        if len(last) > 1 and len(canonical[0]) > 1:
+            keys.add(f"k:{soundex(last)} {canonical[0][:2]}")
+            keys.add(f"k:{soundex(canonical[0])} {last[:2]}")
+    if len(tokens) >= 3 and all(token.isalpha() and len(token) > 1 for token in tokens):
         keys.add(f"a:{''.join(token[0] for token in tokens)}")
     elif len(tokens) == 1 and 2 <= len(tokens[0]) <= 5:
         keys.add(f"a:{tokens[0]}")
