@@ -44,7 +44,7 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
     Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
     Confinement(packages=("spacy",), directories=("extraction/adapters",)),
-    # String similarity: an algorithm, not a client; still, its users are named (ADR 0017).
+    # String similarity: an algorithm, not a client; still, its users are named (ADR 0019).
     Confinement(packages=("rapidfuzz",), directories=("domain/resolution", "extraction")),
 )
 
