@@ -150,3 +150,44 @@ class ResolutionCases:
                     by_entity.setdefault(entity_id, []).append(ref)
                 groupings.append(sorted(sorted(refs) for refs in by_entity.values()))
         assert groupings[0] == groupings[1]
+
+    async def test_a_judged_match_is_a_listed_merge_that_unmerge_undoes(self) -> None:
+        """'A. Okafor' joining 'Dr. Amara Okafor' is recorded with its explanation; unmerge splits it."""
+        async with await self.new_graph() as kg:
+            first = await kg.import_records(T, OKAFOR[:1])
+            later = await kg.import_records(T, [person("b", "A. Okafor", dob="1980-03-07")])
+            assert later.refs["b"] == first.refs["a1"]
+            [merge] = await kg.merges(T)
+            assert merge.winner_id == first.refs["a1"]
+            assert merge.loser_name == "A. Okafor"
+            assert merge.rule == "evidence_weights"
+            fields = merge.explanation["fields"]
+            assert isinstance(fields, list)
+            assert {item["field"] for item in fields if isinstance(item, dict)} >= {
+                "name",
+                "date_of_birth",
+            }
+            restored = await kg.unmerge(T, merge.loser_id)
+            assert restored != first.refs["a1"]
+            assert (await kg.merges(T))[0].undone
+            rebuilt_before = await kg.merges(T)
+            await kg.rebuild(T)
+            assert await kg.merges(T) == rebuilt_before
+
+    async def test_repeating_a_known_name_adds_evidence_without_a_merge(self) -> None:
+        """The same name again with nothing against it is no judgement: no merge is written."""
+        async with await self.new_graph() as kg:
+            await kg.import_records(T, [person("x", "Amara Okafor", city="Leeds")])
+            again = await kg.import_records(T, [person("y", "Amara Okafor")])
+            assert again.entities_matched == 1
+            assert await kg.merges(T) == []
+
+    async def test_a_possible_match_is_listed_for_review(self) -> None:
+        """Between the thresholds: two entities, and the pair in possible_matches()."""
+        async with await self.new_graph() as kg:
+            first = await kg.import_records(T, [person("x", "Robert Okafor")])
+            later = await kg.import_records(T, [person("y", "Bob Okafor")])
+            assert later.refs["y"] != first.refs["x"]
+            [pair] = await kg.possible_matches(T)
+            assert {pair.entity_id, pair.candidate_id} == {later.refs["y"], first.refs["x"]}
+            assert pair.score is not None

@@ -122,6 +122,7 @@ class EvidenceResolver:
                         rule=RULE,
                         score=round(score.weight, 3),
                         explanation=self._explain(score, cluster),
+                        audited=cluster.entity_id is not None and _judged(score),
                     )
                 )
             else:
@@ -249,3 +250,15 @@ class EvidenceResolver:
             "possible": self.settings.possible_threshold,
         }
         return explanation
+
+
+def _judged(score: MatchScore) -> bool:
+    """Whether a match took judgement: a name that is not the same, or a field that differs.
+
+    Such a match into a stored entity is recorded as a merge (the mention's own entity, then
+    ``EntitiesMerged`` with the explanation), so it is listed by ``merges()`` and can be
+    undone by ``unmerge()``. Repeating a known name with nothing contradicting it just adds
+    evidence, so a document that names someone ten times does not write ten merges.
+    """
+    name = score.evidence[0]
+    return name.level != "exact" or any(item.weight < 0 for item in score.evidence)
