@@ -152,7 +152,7 @@ class ResolutionCases:
         assert groupings[0] == groupings[1]
 
     async def test_a_judged_match_is_a_listed_merge_that_unmerge_undoes(self) -> None:
-        """'A. Okafor' joining 'Dr. Amara Okafor' is recorded with its explanation; unmerge splits it."""
+        """A. Okafor joining Dr. Amara Okafor is a recorded, explained merge; unmerge splits it."""
         async with await self.new_graph() as kg:
             first = await kg.import_records(T, OKAFOR[:1])
             later = await kg.import_records(T, [person("b", "A. Okafor", dob="1980-03-07")])
@@ -191,3 +191,38 @@ class ResolutionCases:
             [pair] = await kg.possible_matches(T)
             assert {pair.entity_id, pair.candidate_id} == {later.refs["y"], first.refs["x"]}
             assert pair.score is not None
+
+    async def test_an_initial_that_fits_two_people_is_not_guessed(self) -> None:
+        """'R. Cranworth' at the address of Rufus and of Rhoda: a possible match, not a merge."""
+        async with await self.new_graph() as kg:
+            await kg.import_records(
+                T,
+                [
+                    person("ru", "Rufus Cranworth", address="5 Mill Street", dob="1950-02-03"),
+                    person("rh", "Rhoda Cranworth", address="5 Mill Street", dob="1981-07-08"),
+                ],
+            )
+            mention = Mention(
+                type="Person",
+                name="R. Cranworth",
+                attributes={"address": "5 Mill St"},
+                description=None,
+                source_id=SourceId("s"),
+            )
+            [decision] = await kg.resolver.resolve(kg.graph, TenantId(T), [mention])
+            assert decision.entity_id is None
+            assert decision.possible_match is not None
+            alone = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    Mention(
+                        type="Person",
+                        name="R. Cranworth",
+                        attributes={"address": "5 Mill St", "dob": "1981-07-08"},
+                        description=None,
+                        source_id=SourceId("s"),
+                    )
+                ],
+            )
+            assert alone[0].entity_id is not None  # the date says which one

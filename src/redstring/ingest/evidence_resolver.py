@@ -14,6 +14,7 @@ Deterministic: the same mentions in the same order and the same store give the s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -59,8 +60,10 @@ class EvidenceResolver:
     ``max_candidates`` bounds the clusters scored per mention (those sharing the most keys
     win); ``max_bucket`` ignores a broad key (any family but ``n:``/``s:``) once that many
     clusters share it, so that cost does not grow with the tenant; ``max_members`` bounds the
-    members of one cluster a mention is compared with. Raises :class:`InvalidArgumentError`
-    for a bound below 1.
+    members of one cluster a mention is compared with; ``ambiguity_margin`` (bits) keeps a
+    mention apart when a second cluster also reaches the merge threshold within that margin
+    of the best. Raises :class:`InvalidArgumentError`
+    for a bound below 1 or a negative margin.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class EvidenceResolver:
         max_candidates: int = 24,
         max_bucket: int = 64,
         max_members: int = 6,
+        ambiguity_margin: float = 2.0,
     ) -> None:
         for label, value in (
             ("max_candidates", max_candidates),
@@ -78,10 +82,15 @@ class EvidenceResolver:
         ):
             if value < 1:
                 raise InvalidArgumentError(f"{label} must be at least 1, got {value}")
+        if not ambiguity_margin >= 0:
+            raise InvalidArgumentError(
+                f"ambiguity_margin must be a number of bits >= 0, got {ambiguity_margin}"
+            )
         self.settings = settings or ResolutionSettings()
         self._max_candidates = max_candidates
         self._max_bucket = max_bucket
         self._max_members = max_members
+        self._ambiguity_margin = ambiguity_margin
 
     async def resolve(
         self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
@@ -108,9 +117,21 @@ class EvidenceResolver:
         groups = 0
         for position, mention_profile in enumerate(profiles):
             best: tuple[_ClusterKey, MatchScore] | None = None
+            runner_up = -math.inf
             if mention_profile is not None:
-                best = self._best(mention_profile, lookups[position], clusters, index, frequencies)
+                best, runner_up = self._best(
+                    mention_profile, lookups[position], clusters, index, frequencies
+                )
             outcome = "new" if best is None else decide(best[1], self.settings)
+            if (
+                best is not None
+                and outcome == "merge"
+                and runner_up >= self.settings.merge_threshold
+                and best[1].weight - runner_up < self._ambiguity_margin
+            ):
+                # Two entities fit almost equally well ("R. Okafor": Rufus or Rhoda?): do not
+                # guess; keep the mention apart and name the better one for review.
+                outcome = "possible"
             if best is not None and outcome == "merge":
                 cluster_key, score = best
                 cluster = clusters[cluster_key]
@@ -198,7 +219,8 @@ class EvidenceResolver:
         clusters: dict[_ClusterKey, _Cluster],
         index: dict[str, list[_ClusterKey]],
         frequencies: Frequencies,
-    ) -> tuple[_ClusterKey, MatchScore] | None:
+    ) -> tuple[tuple[_ClusterKey, MatchScore] | None, float]:
+        """The best-scoring candidate cluster and the runner-up's weight (``-inf`` if none)."""
         shared: dict[_ClusterKey, int] = {}
         for key in keys:
             bucket = index.get(key)
@@ -211,13 +233,18 @@ class EvidenceResolver:
                 shared[cluster_key] = shared.get(cluster_key, 0) + 1
         ranked = sorted(shared, key=lambda cluster_key: (-shared[cluster_key], cluster_key))
         best: tuple[_ClusterKey, MatchScore] | None = None
+        runner_up = -math.inf
         for cluster_key in ranked[: self._max_candidates]:
             score = self._cluster_score(mention, clusters[cluster_key], frequencies)
             # Strictly greater: on a tie the cluster sharing more keys (then the smaller key)
             # keeps its place.
             if best is None or score.weight > best[1].weight:
+                if best is not None:
+                    runner_up = max(runner_up, best[1].weight)
                 best = (cluster_key, score)
-        return best
+            else:
+                runner_up = max(runner_up, score.weight)
+        return best, runner_up
 
     def _cluster_score(
         self, mention: Profile, cluster: _Cluster, frequencies: Frequencies

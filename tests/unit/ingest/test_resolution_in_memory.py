@@ -104,3 +104,9 @@ def test_bounds_below_one_are_refused(bound: str) -> None:
     """The message names the bound and the value."""
     with pytest.raises(InvalidArgumentError, match=f"{bound} must be at least 1, got 0"):
         EvidenceResolver(**{bound: 0})
+
+
+def test_a_negative_ambiguity_margin_is_refused() -> None:
+    """A margin is a number of bits, zero or more."""
+    with pytest.raises(InvalidArgumentError, match=r"ambiguity_margin must be .* got -1"):
+        EvidenceResolver(ambiguity_margin=-1)
