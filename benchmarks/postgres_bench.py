@@ -17,6 +17,9 @@ at exit.
    for the first kind again with a stop-word list applied to the question before the store
    is asked (the corpus's 100 most frequent words, about what an English list holds). The
    last row measures what such a list in ``query_terms`` would buy; the library has none.
+   Each kind runs with the default posting budget and with none (the contract before ADR
+   0019, the baseline of the same run), over the same questions, and reports how much of the
+   unbounded top 10 the budget keeps.
 
 ``--only chunks`` (or ``vectors``, ``graph``) runs one section.
 """
@@ -48,7 +51,12 @@ import asyncpg
 import numpy as np
 
 from redstring.chunks.adapters.postgres import PostgresChunkStore
-from redstring.domain.chunk_ranking import bm25, query_terms, term_frequencies
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    bm25,
+    query_terms,
+    term_frequencies,
+)
 from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.ids import EntityId, RelationshipId, SourceId, TenantId
 from redstring.domain.models import Entity, Relationship
@@ -286,32 +294,62 @@ async def chunk_section(pool: asyncpg.Pool, sizes: Sizes, rng: random.Random) ->
         f"4 words drawn by corpus frequency, the {STOP_WORDS} most frequent dropped "
         "(a stop list; not in the library)": (lambda: words(4), stop_words),
     }
+    budgets: tuple[int | None, ...] = (DEFAULT_POSTING_BUDGET, None)
     for label, (question, dropped) in question_kinds.items():
-        candidates: list[int] = []
-        fetch: list[float] = []
+        questions = [
+            [t for t in query_terms(" ".join(question())) if t not in dropped]
+            for _ in range(QUERIES + WARM_UP)
+        ]
+        top: dict[int | None, list[list[str]]] = {}
+        for budget in budgets:
+            candidates: list[int] = []
+            fetch: list[float] = []
+            ranked: list[list[str]] = []
+            cursor = iter(questions)
 
-        async def rank(
-            question: Callable[[], list[str]] = question,
-            dropped: frozenset[str] = dropped,
-            fetch: list[float] = fetch,
-            candidates: list[int] = candidates,
-        ) -> None:
-            terms = [t for t in query_terms(" ".join(question())) if t not in dropped]
-            start = time.perf_counter()
-            stats = await store.lexical_candidates(tenant, terms)
-            fetch.append(time.perf_counter() - start)
-            bm25(stats, terms, limit=10)
-            candidates.append(len(stats.candidates))
+            async def rank(
+                budget: int | None = budget,
+                cursor: Iterator[list[str]] = cursor,
+                fetch: list[float] = fetch,
+                candidates: list[int] = candidates,
+                ranked: list[list[str]] = ranked,
+            ) -> None:
+                terms = next(cursor)
+                start = time.perf_counter()
+                stats = await store.lexical_candidates(tenant, terms, posting_budget=budget)
+                fetch.append(time.perf_counter() - start)
+                hits = bm25(stats, terms, limit=10)
+                candidates.append(len(stats.candidates))
+                ranked.append([hit.chunk_id for hit in hits])
 
-        samples = await timed(rank, QUERIES)
-        fetched = fetch[WARM_UP:]
+            samples = await timed(rank, QUERIES)
+            fetched = fetch[WARM_UP:]
+            top[budget] = ranked[WARM_UP:]
+            agreement = ""
+            if budget is not None:
+                agreement = "; top-10 overlap with no budget: see the next line"
+            lines.append(
+                f"lexical candidates + BM25 over {sizes.chunks:,} chunks, {label}, "
+                f"posting_budget={budget}: "
+                f"p50 {ms(percentile(samples, 0.5)).strip()} ms, "
+                f"p95 {ms(percentile(samples, 0.95)).strip()} ms; of which lexical_candidates "
+                f"p50 {ms(percentile(fetched, 0.5)).strip()} ms, "
+                f"p95 {ms(percentile(fetched, 0.95)).strip()} ms "
+                f"(median {statistics.median(candidates[WARM_UP:]):,.0f} candidates){agreement}"
+            )
+        overlaps = [
+            len(set(bounded) & set(full)) / len(full)
+            for bounded, full in zip(top[DEFAULT_POSTING_BUDGET], top[None], strict=True)
+            if full
+        ]
+        exact = sum(
+            bounded == full
+            for bounded, full in zip(top[DEFAULT_POSTING_BUDGET], top[None], strict=True)
+        )
         lines.append(
-            f"lexical candidates + BM25 over {sizes.chunks:,} chunks, {label}: "
-            f"p50 {ms(percentile(samples, 0.5)).strip()} ms, "
-            f"p95 {ms(percentile(samples, 0.95)).strip()} ms; of which lexical_candidates "
-            f"p50 {ms(percentile(fetched, 0.5)).strip()} ms, "
-            f"p95 {ms(percentile(fetched, 0.95)).strip()} ms "
-            f"(median {statistics.median(candidates[WARM_UP:]):,.0f} candidates)"
+            f"  top-10 of posting_budget={DEFAULT_POSTING_BUDGET} against no budget: mean "
+            f"overlap {statistics.fmean(overlaps) if overlaps else 1.0:.3f}, identical lists "
+            f"{exact}/{len(top[None])}"
         )
     return lines
 

@@ -9,6 +9,7 @@ call" on re-ingest and rebuild, and can be told to fail on chosen passages.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,7 +133,7 @@ async def assert_projections_match_history(kg: KnowledgeGraph, tenant: str) -> N
     live = set(history.entities)
     for passages in state["passages"].values():
         for passage in passages:
-            assert {__import__("uuid").UUID(i) for i in passage["entity_ids"]} <= live
+            assert {uuid.UUID(i) for i in passage["entity_ids"]} <= live
     expected_sources = {s for s, h in history.sources.items() if h.chunk_ids}
     assert set(state["passages"]) == expected_sources
 

@@ -80,16 +80,27 @@ from redstring.ports.extractor import Extractor
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.llm_provider import LlmProvider
 from redstring.ports.vector_store import VectorStore
+from redstring.retrieval import (
+    Answer,
+    Citation,
+    QueryResult,
+    RetrievalSettings,
+    RetrievedEntity,
+    RetrievedPassage,
+    RetrievedRelationship,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "Alias",
+    "Answer",
     "Cache",
     "Chunk",
     "ChunkId",
     "ChunkStore",
     "CircuitOpenError",
+    "Citation",
     "ConcurrencyConflictError",
     "DEFAULT_SCHEMA",
     "DeleteReport",
@@ -133,6 +144,7 @@ __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "NewEvent",
     "PossibleMatchInfo",
     "Provenance",
+    "QueryResult",
     "RateLimitedError",
     "RedstringError",
     "RefusedCompletionError",
@@ -140,6 +152,10 @@ __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "RelationshipId",
     "RelationshipRecord",
     "RelationshipTypeSpec",
+    "RetrievalSettings",
+    "RetrievedEntity",
+    "RetrievedPassage",
+    "RetrievedRelationship",
     "Schema",
     "SnapshotEntity",
     "SourceId",

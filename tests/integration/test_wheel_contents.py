@@ -228,3 +228,31 @@ def test_the_corpus_data_ships_and_loads_from_the_wheel(python: Path) -> None:
     gold = json.loads((SOURCE / "corpus" / "gold.json").read_text(encoding="utf-8"))
     characters = sum(len(path.read_text(encoding="utf-8")) for path in documents)
     assert out.split() == [str(len(documents)), str(len(gold["entities"])), str(characters)]
+
+
+def test_the_wheel_ships_the_offline_html_view_with_its_licences(wheel: Path) -> None:
+    """The page template, the vendored vis-network and both of its licence texts."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    static = "redstring/cli/static/"
+    assert {
+        f"{static}graph_view.html",
+        f"{static}vis-network/vis-network.min.js",
+        f"{static}vis-network/LICENSE-MIT",
+        f"{static}vis-network/LICENSE-APACHE-2.0",
+    } <= names
+
+
+def test_the_command_without_the_cli_extra_names_the_extra(python: Path) -> None:
+    """The bare wheel has no typer: `python -m redstring` says which extra to install."""
+    result = subprocess.run(
+        [str(python), "-I", "-m", "redstring", "--version"],
+        cwd=python.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: the redstring command needs the 'cli' extra")
+    assert "Traceback" not in result.stderr

@@ -44,8 +44,17 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
     Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
     Confinement(packages=("spacy",), directories=("extraction/adapters",)),
-    # String similarity: an algorithm, not a client; still, its users are named (ADR 0019).
+    # String similarity: an algorithm, not a client; still, its users are named (ADR 0022).
     Confinement(packages=("rapidfuzz",), directories=("domain/resolution", "extraction")),
+    # The command line: an application with its own terminal, document readers and the
+    # embedded PostgreSQL; none of it is the library's business.
+    Confinement(packages=("typer", "click"), directories=("cli",)),
+    Confinement(packages=("rich",), directories=("cli",)),
+    Confinement(packages=("platformdirs",), directories=("cli",)),
+    Confinement(packages=("pgserver",), directories=("cli",)),
+    Confinement(packages=("selectolax",), directories=("cli/documents",)),
+    Confinement(packages=("pypdf",), directories=("cli/documents",)),
+    Confinement(packages=("docx",), directories=("cli/documents",)),
 )
 
 

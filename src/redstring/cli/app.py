@@ -1,31 +1,30 @@
-"""Entry point of the ``redstring`` command.
+"""Entry point of the ``redstring`` command (and ``python -m redstring``).
 
-The full command set (ingest, import, query, ask, sources, delete-source, stats, export,
-rebuild, demo) arrives with the CLI issue; until then this says plainly what exists.
+The commands live in :mod:`redstring.cli.commands`, imported here on first use, so a
+``redstring`` script installed without the ``cli`` extra fails with one line naming the
+extra instead of a traceback.
 """
 
 from __future__ import annotations
 
 import sys
 
-import redstring
-
-_NOT_YET = """\
-redstring {version}: the command line is not built yet.
-
-Built so far: the domain (ids, models, chunking, BM25, blocking keys, vector math), the
-seven ports, the shipped compliance suites (redstring.testing) and the adapters they prove.
-Coming: ingest, import, query, ask, sources, delete-source, stats, export, rebuild, demo.
-"""
-
 
 def main(argv: list[str] | None = None) -> int:
-    """Print what the command line offers today and exit 0."""
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in {"--version", "-V"}:
-        print(redstring.__version__)
-        return 0
-    print(_NOT_YET.format(version=redstring.__version__))
+    """Run the command with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    try:
+        from redstring.cli.commands import app
+    except ImportError as error:
+        sys.stderr.write(
+            f"error: the redstring command needs the 'cli' extra ({error}); "
+            "install it with: pip install 'redstring[cli]'\n"
+        )
+        return 1
+    try:
+        app(args=argv, prog_name="redstring")
+    except SystemExit as exit_:
+        code = exit_.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
 
 

@@ -12,7 +12,7 @@ or let :meth:`KnowledgeGraph.in_memory` / :meth:`KnowledgeGraph.on_postgres` bui
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from types import TracebackType
 from typing import Any, Self
 
@@ -42,8 +42,10 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.extractor import Extractor
 from redstring.ports.graph_store import GraphStore
+from redstring.ports.llm_provider import LlmProvider
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.projector import Projector
+from redstring.retrieval import Answer, Answerer, QueryResult, RetrievalSettings, Retriever
 
 
 def _tenant(value: str) -> TenantId:
@@ -66,6 +68,9 @@ class KnowledgeGraph:
         schema: Schema = DEFAULT_SCHEMA,
         settings: IngestSettings | None = None,
         resolver: Resolver | None = None,
+        passage_vectors: VectorStore | None = None,
+        llm: LlmProvider | None = None,
+        retrieval: RetrievalSettings | None = None,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -77,9 +82,26 @@ class KnowledgeGraph:
         self.schema = schema
         self.settings = settings or IngestSettings()
         self.resolver: Resolver = resolver or EvidenceResolver()
+        self.passage_vectors = passage_vectors
+        self.llm = llm
         self._projector = Projector(
-            graph=graph, vectors=vectors, chunks=chunks, events=events, embeddings=embeddings
+            graph=graph,
+            vectors=vectors,
+            chunks=chunks,
+            events=events,
+            embeddings=embeddings,
+            passage_vectors=passage_vectors,
         )
+        self._retriever = Retriever(
+            graph=graph,
+            vectors=vectors,
+            chunks=chunks,
+            embeddings=embeddings,
+            passage_vectors=passage_vectors,
+            cache=cache,
+            settings=retrieval,
+        )
+        self._answerer = Answerer(self._retriever, llm)
         self._writer = GraphWriter(
             graph=graph,
             vectors=vectors,
@@ -105,11 +127,14 @@ class KnowledgeGraph:
         schema: Schema = DEFAULT_SCHEMA,
         settings: IngestSettings | None = None,
         resolver: Resolver | None = None,
+        llm: LlmProvider | None = None,
+        retrieval: RetrievalSettings | None = None,
     ) -> KnowledgeGraph:
         """A graph held in this process's memory (lost when the process ends).
 
         Without ``embeddings`` it uses the bundled offline model
-        (``LocalStaticEmbeddingProvider.bundled()``, the ``embeddings`` extra).
+        (``LocalStaticEmbeddingProvider.bundled()``, the ``embeddings`` extra). Passages get
+        their own vector store, so ``query`` searches them by meaning too.
         """
         from redstring.chunks.adapters.memory import InMemoryChunkStore
         from redstring.eventlog.adapters.memory import InMemoryEventLog
@@ -128,6 +153,9 @@ class KnowledgeGraph:
             schema=schema,
             settings=settings,
             resolver=resolver,
+            passage_vectors=InMemoryVectorStore(dimension=provider.dimension),
+            llm=llm,
+            retrieval=retrieval,
         )
 
     @classmethod
@@ -143,11 +171,14 @@ class KnowledgeGraph:
         resolver: Resolver | None = None,
         prefix: str = "redstring_",
         max_connections: int = 10,
+        llm: LlmProvider | None = None,
+        retrieval: RetrievalSettings | None = None,
     ) -> KnowledgeGraph:
-        """All four PostgreSQL stores in one database, their schema ensured.
+        """All the PostgreSQL stores in one database, their schema ensured.
 
         ``dsn_or_pool`` is a DSN (the graph then owns a new pool and closes it) or an
-        ``asyncpg.Pool`` (left open). The vector table's dimension is the embedding provider's.
+        ``asyncpg.Pool`` (left open). The vector tables' dimension is the embedding
+        provider's; passage vectors live in ``{prefix}passage_vectors``.
         """
         from redstring.chunks.adapters.postgres import PostgresChunkStore
         from redstring.eventlog.adapters.postgres import PostgresEventLog
@@ -167,7 +198,8 @@ class KnowledgeGraph:
             vectors = PgVectorStore(pool, dimension=provider.dimension, prefix=prefix)
             chunks = PostgresChunkStore(pool, prefix=prefix)
             events = PostgresEventLog(pool, prefix=prefix)
-            for store in (graph, vectors, chunks, events):
+            passages = PgVectorStore(pool, dimension=provider.dimension, prefix=f"{prefix}passage_")
+            for store in (graph, vectors, chunks, events, passages):
                 await store.ensure_schema()
         except BaseException:
             if owns:
@@ -184,6 +216,9 @@ class KnowledgeGraph:
             schema=schema,
             settings=settings,
             resolver=resolver,
+            passage_vectors=passages,
+            llm=llm,
+            retrieval=retrieval,
         )
         if owns:
             built._release.append(pool.close)
@@ -294,6 +329,35 @@ class KnowledgeGraph:
         return await self._writer.unmerge(_tenant(tenant), alias)
 
     # -- reads ----------------------------------------------------------------------------
+
+    async def query(
+        self,
+        tenant: str,
+        text: str,
+        *,
+        k: int = 10,
+        entity_types: Collection[str] | None = None,
+        depth: int = 1,
+    ) -> QueryResult:
+        """Ranked, cited evidence for ``text``: passages, entities and relationships fused
+        from entity vectors, passage vectors, BM25 and the graph; no model call.
+
+        Each item carries its provenance and its rank in every signal that found it;
+        ``result.as_context()`` renders it for a model with ``[P1]``-style citations. See
+        :class:`redstring.retrieval.Retriever`.
+        """
+        return await self._retriever.query(
+            _tenant(tenant), text, k=k, entity_types=entity_types, depth=depth
+        )
+
+    async def ask(self, tenant: str, question: str, *, depth: int = 1) -> Answer:
+        """Answer ``question`` from the tenant's documents, every citation checked.
+
+        With ``llm`` configured: one model call over :meth:`query`'s context; citations
+        naming no passage of it are dropped and counted. Without: an extractive answer,
+        labelled ``kind="extractive"``. With no relevant passage it says so.
+        """
+        return await self._answerer.ask(_tenant(tenant), question, depth=depth)
 
     async def merges(self, tenant: str) -> list[MergeInfo]:
         """Every merge recorded for the tenant, oldest first, with the rule and evidence."""

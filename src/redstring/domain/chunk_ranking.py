@@ -1,7 +1,8 @@
 """Lexical ranking: tokenisation, the term statistics stores return, and BM25 over them.
 
 Stores return statistics and never rank (``LexicalCandidates``); ranking lives here so two
-adapters cannot disagree about relevance. Every store tokenises with :func:`tokenize`.
+adapters cannot disagree about relevance. Every store tokenises with :func:`tokenize`, and
+chooses which terms' chunks become candidates with :func:`selective_terms` (ADR 0020).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,6 +18,9 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+
+DEFAULT_POSTING_BUDGET = 1_000
+"""How many postings ``lexical_candidates`` reads by default: the cost bound of ADR 0020."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -44,7 +48,9 @@ class LexicalCandidates(BaseModel):
 
     ``corpus_size`` and ``total_length`` cover every chunk of the tenant, not only the
     candidates; ``document_frequencies`` counts chunks containing each query term (0 when
-    none does); ``candidates`` holds every chunk containing any query term, sorted by id.
+    none does). ``candidate_terms`` are the query terms chosen by :func:`selective_terms`
+    under the call's posting budget; ``candidates`` holds every chunk containing any of them,
+    sorted by id, each with its count of **every** query term it holds, common ones included.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -52,6 +58,7 @@ class LexicalCandidates(BaseModel):
     corpus_size: int = Field(ge=0)
     total_length: int = Field(ge=0)
     document_frequencies: dict[str, int]
+    candidate_terms: list[str]
     candidates: list[LexicalCandidate]
 
 
@@ -67,6 +74,34 @@ class RankedChunk(BaseModel):
 def query_terms(question: str) -> list[str]:
     """The distinct tokens of ``question``, in first-seen order."""
     return list(dict.fromkeys(tokenize(question)))
+
+
+def selective_terms(
+    document_frequencies: Mapping[str, int], posting_budget: int | None
+) -> list[str]:
+    """The terms whose chunks become lexical candidates, rarest first.
+
+    Terms held by at least one chunk, ascending by ``(document frequency, term)``, kept while
+    the running sum of their document frequencies stays within ``posting_budget``; ``None``
+    keeps them all. Rarer terms carry most of BM25's weight (IDF falls with frequency), so the
+    budget drops the common terms first, and it bounds how many postings a store reads.
+    Raises :class:`InvalidArgumentError` for a negative budget.
+    """
+    if posting_budget is not None and posting_budget < 0:
+        raise InvalidArgumentError(
+            f"posting_budget must be non-negative or None, got {posting_budget}"
+        )
+    held = sorted(
+        (frequency, term) for term, frequency in document_frequencies.items() if frequency > 0
+    )
+    chosen: list[str] = []
+    running = 0
+    for frequency, term in held:
+        running += frequency
+        if posting_budget is not None and running > posting_budget:
+            break
+        chosen.append(term)
+    return chosen
 
 
 def bm25(

@@ -86,25 +86,27 @@ class ChangeSet:
     def remove_source(self, source_id: SourceId) -> None:
         """Withdraw every piece of evidence and support that ``source_id`` gave."""
         self._removed_sources.add(source_id)
-        for entity_id in self._history.entities_supported_by(source_id):
-            self._evidence[entity_id] = without(self.evidence_of(entity_id), sources=[source_id])
-        for relationship_id in self._history.relationships_supported_by(source_id):
-            edge = self._edge(relationship_id)
-            if edge is not None:
-                edge.supports = without(edge.supports, sources=[source_id])
+        self._withdraw(source_id, sources=[source_id], chunks=())
 
     def remove_chunks(self, source_id: SourceId, chunk_ids: Iterable[ChunkId]) -> None:
         """Withdraw the evidence and support that these passages of ``source_id`` gave."""
         gone = set(chunk_ids)
-        if not gone:
-            return
-        self._removed_chunks.update(gone)
+        if gone:
+            self._removed_chunks.update(gone)
+            self._withdraw(source_id, sources=(), chunks=gone)
+
+    def _withdraw(
+        self, source_id: SourceId, *, sources: Iterable[str], chunks: Iterable[str]
+    ) -> None:
+        sources, chunks = list(sources), list(chunks)
         for entity_id in self._history.entities_supported_by(source_id):
-            self._evidence[entity_id] = without(self.evidence_of(entity_id), chunks=gone)
+            self._evidence[entity_id] = without(
+                self.evidence_of(entity_id), sources=sources, chunks=chunks
+            )
         for relationship_id in self._history.relationships_supported_by(source_id):
             edge = self._edge(relationship_id)
             if edge is not None:
-                edge.supports = without(edge.supports, chunks=gone)
+                edge.supports = without(edge.supports, sources=sources, chunks=chunks)
 
     # -- relationships ------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from pydantic import JsonValue
 from redstring.domain.chunking import chunk_text
 from redstring.domain.chunks import Chunk, StoredChunk
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError, RedstringError
-from redstring.domain.events import StoredEvent
 from redstring.domain.extraction import Extraction
 from redstring.domain.graph_events import (
     EXTRACTION_STREAM_PREFIX,
@@ -51,6 +50,7 @@ from redstring.domain.graph_events import (
     relationship_id_for,
 )
 from redstring.domain.history import (
+    SourceHistory,
     TenantHistory,
     add_evidence,
     add_supports,
@@ -174,16 +174,16 @@ class GraphWriter:
         self._histories: dict[TenantId, TenantHistory] = {}
         self._locks: dict[TenantId, asyncio.Lock] = {}
 
+    def _lock(self, tenant: TenantId) -> asyncio.Lock:
+        """This process's lock for the tenant's writes (other processes meet at the log)."""
+        return self._locks.setdefault(tenant, asyncio.Lock())
+
     # -- reading state ------------------------------------------------------------------
 
     async def sync(self, tenant: TenantId) -> TenantHistory:
         """Bring the projections and the folded history up to the end of the tenant's log."""
         history = self._histories.setdefault(tenant, TenantHistory())
-
-        def fold(page: Sequence[StoredEvent]) -> None:
-            history.apply_all(page)
-
-        await self._projector.catch_up(tenant, after=history.position, observer=fold)
+        await self._projector.catch_up(tenant, after=history.position, observer=history.apply_all)
         if history.deleted:
             await self._finish_erasure(tenant)
             return await self.sync(tenant)
@@ -196,8 +196,7 @@ class GraphWriter:
         tenant: TenantId,
         plan: Callable[[TenantHistory], Awaitable[tuple[list[GraphEvent], T]]],
     ) -> T:
-        lock = self._locks.setdefault(tenant, asyncio.Lock())
-        async with lock:
+        async with self._lock(tenant):
             for attempt in range(self._settings.max_write_attempts):
                 version = await self._events.stream_version(tenant, GRAPH_STREAM)
                 history = await self.sync(tenant)
@@ -248,12 +247,7 @@ class GraphWriter:
         )
         history = await self.sync(tenant)
         known = history.sources.get(source)
-        if (
-            known is not None
-            and known.content_hash == content_hash
-            and not known.failed_chunk_ids
-            and known.metadata == meta
-        ):
+        if _unchanged(known, content_hash, meta):
             return IngestReport(source_id=source, unchanged=True, chunks=len(chunks))
         previous = set(known.chunk_ids) if known else set()
         retry = set(known.failed_chunk_ids) if known else set()
@@ -355,12 +349,7 @@ class GraphWriter:
     ) -> tuple[list[GraphEvent], IngestReport]:
         report = base.model_copy(deep=True)
         known = history.sources.get(source)
-        if (
-            known is not None
-            and known.content_hash == content_hash
-            and not known.failed_chunk_ids
-            and known.metadata == metadata
-        ):
+        if _unchanged(known, content_hash, metadata):
             return [], IngestReport(source_id=source, unchanged=True, chunks=len(chunks))
         current_ids = {chunk.id for chunk in chunks}
         previous_ids = list(known.chunk_ids) if known else []
@@ -424,19 +413,15 @@ class GraphWriter:
             chunk_entities.setdefault(position, set()).add(entity_of[index])
         relationships = 0
         for position, subject, relationship_type, obj, description in statements:
-            reason = _relationship_problem(schema, relationship_type)
             subject_id = by_chunk_name.get((position, _fold(subject)))
             object_id = by_chunk_name.get((position, _fold(obj)))
-            if reason is None and (subject_id is None or object_id is None):
-                reason = "dangling_relationship"
-            if reason is None and subject_id is not None and object_id is not None:
-                subject_type = changes.evidence_of(subject_id)[0].type
-                object_type = changes.evidence_of(object_id)[0].type
-                if not schema.allows(relationship_type, subject_type, object_type):
-                    reason = "relationship_pattern"
-            if reason is not None or subject_id is None or object_id is None:
-                key = reason or "dangling_relationship"
-                dropped[key] = dropped.get(key, 0) + 1
+            if (
+                subject_id is None
+                or object_id is None
+                or _refused(schema, changes, relationship_type, subject_id, object_id, dropped)
+            ):
+                if subject_id is None or object_id is None:
+                    _count(dropped, _relationship_problem(schema, relationship_type))
                 continue
             changes.assert_relationship(
                 subject_id,
@@ -578,17 +563,13 @@ class GraphWriter:
             count = 0
             for record in relationships:
                 subject_id, object_id = refs.get(record.subject), refs.get(record.object)
-                reason = _relationship_problem(schema, record.type)
-                if reason is None and (subject_id is None or object_id is None):
-                    reason = "dangling_relationship"
-                if reason is None and subject_id is not None and object_id is not None:
-                    subject_type = changes.evidence_of(subject_id)[0].type
-                    object_type = changes.evidence_of(object_id)[0].type
-                    if not schema.allows(record.type, subject_type, object_type):
-                        reason = "relationship_pattern"
-                if reason is not None or subject_id is None or object_id is None:
-                    key = reason or "dangling_relationship"
-                    dropped[key] = dropped.get(key, 0) + 1
+                if (
+                    subject_id is None
+                    or object_id is None
+                    or _refused(schema, changes, record.type, subject_id, object_id, dropped)
+                ):
+                    if subject_id is None or object_id is None:
+                        _count(dropped, _relationship_problem(schema, record.type))
                     continue
                 changes.assert_relationship(
                     subject_id,
@@ -804,8 +785,7 @@ class GraphWriter:
 
     async def delete_tenant(self, tenant: TenantId) -> None:
         """Erase the tenant everywhere: projections, checkpoints and the log itself."""
-        lock = self._locks.setdefault(tenant, asyncio.Lock())
-        async with lock:
+        async with self._lock(tenant):
             marker = encode(tenant, "tenant-deleted", TenantDeleted())
             await self._events.append(tenant, GRAPH_STREAM, [marker])
             await self._finish_erasure(tenant)
@@ -819,16 +799,11 @@ class GraphWriter:
 
     async def rebuild(self, tenant: TenantId) -> int:
         """Empty the tenant's projections and replay its whole log; returns events applied."""
-        lock = self._locks.setdefault(tenant, asyncio.Lock())
-        async with lock:
+        async with self._lock(tenant):
             await self._projector.reset(tenant)
             self._histories.pop(tenant, None)
             history = TenantHistory()
-
-            def fold(page: Sequence[StoredEvent]) -> None:
-                history.apply_all(page)
-
-            applied = await self._projector.catch_up(tenant, after=0, observer=fold)
+            applied = await self._projector.catch_up(tenant, after=0, observer=history.apply_all)
             self._histories[tenant] = history
             return applied
 
@@ -890,10 +865,47 @@ def _fold(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-def _relationship_problem(schema: Schema, relationship_type: str) -> str | None:
+def _relationship_problem(schema: Schema, relationship_type: str) -> str:
+    """Why a statement with a missing endpoint is dropped: its type first, then the endpoint."""
     if schema.relationship_type(relationship_type) is None:
         return "unknown_relationship_type"
-    return None
+    return "dangling_relationship"
+
+
+def _count(dropped: dict[str, int], reason: str) -> None:
+    dropped[reason] = dropped.get(reason, 0) + 1
+
+
+def _refused(
+    schema: Schema,
+    changes: ChangeSet,
+    relationship_type: str,
+    subject_id: EntityId,
+    object_id: EntityId,
+    dropped: dict[str, int],
+) -> bool:
+    """True (and counted) when the schema refuses the statement between these entities."""
+    if schema.relationship_type(relationship_type) is None:
+        _count(dropped, "unknown_relationship_type")
+        return True
+    subject_type = changes.evidence_of(subject_id)[0].type
+    object_type = changes.evidence_of(object_id)[0].type
+    if not schema.allows(relationship_type, subject_type, object_type):
+        _count(dropped, "relationship_pattern")
+        return True
+    return False
+
+
+def _unchanged(
+    known: SourceHistory | None, content_hash: str, metadata: Mapping[str, JsonValue]
+) -> bool:
+    """The source already holds this text and metadata, with no passage left to retry."""
+    return (
+        known is not None
+        and known.content_hash == content_hash
+        and not known.failed_chunk_ids
+        and known.metadata == metadata
+    )
 
 
 def _extraction_drops(extraction: Extraction) -> dict[str, int]:

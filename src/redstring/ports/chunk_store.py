@@ -9,6 +9,10 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 * ``lexical_candidates`` returns term statistics and never ranks; ranking is
   ``redstring.domain.chunk_ranking`` so adapters cannot disagree about relevance. Text is
   tokenised with ``redstring.domain.chunk_ranking.tokenize``.
+* ``lexical_candidates`` reads a bounded number of postings (ADR 0020): document
+  frequencies for every term first, then the chunks of the terms
+  ``chunk_ranking.selective_terms`` chooses within ``posting_budget``. A very common term
+  is then counted in the candidates it appears in but never makes a chunk a candidate.
 * ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
 """
@@ -18,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
-from redstring.domain.chunk_ranking import LexicalCandidates
+from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, LexicalCandidates
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.lifecycle import AsyncClosable
@@ -80,12 +84,21 @@ class LexicalCandidateSource(AsyncClosable, Protocol):
     """Term statistics for BM25."""
 
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         """Statistics for ``terms`` over the tenant's corpus; see ``LexicalCandidates``.
 
-        Terms are matched as whole tokens exactly as given; callers pass the output of
-        ``redstring.domain.chunk_ranking.query_terms``. No terms yield no candidates.
+        Corpus totals and a document frequency for every term are exact. ``candidate_terms``
+        is ``chunk_ranking.selective_terms(document_frequencies, posting_budget)``, and the
+        candidates are exactly the chunks holding one of them, each with its count of every
+        given term it holds; ``posting_budget=None`` makes every chunk holding any term a
+        candidate. Terms are matched as whole tokens exactly as given; callers pass the
+        output of ``chunk_ranking.query_terms``. No terms yield no candidates. Raises
+        ``ValueError`` for a negative budget.
         """
         ...
 

@@ -1,5 +1,9 @@
 """The projector: applies a tenant's events to the graph, vector and passage stores.
 
+With a ``passage_vectors`` store it also keeps one embedding per passage there
+(:mod:`redstring.projections.passage_vectors`): a source's new passages are embedded when it
+is ingested, and its removed ones forgotten when it is replaced or deleted.
+
 Each tenant's progress is a checkpoint in the event log (``EventLog.checkpoint``), saved after
 each page of events has been written. A crash between the writes and the checkpoint re-applies
 that page, which changes nothing: events carry whole states and every store write is an
@@ -36,7 +40,7 @@ from redstring.domain.graph_events import (
     decode,
 )
 from redstring.domain.history import DESCRIPTION_ATTRIBUTE
-from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity, Relationship
 from redstring.domain.vector import VectorRecord
 from redstring.ports.chunk_store import ChunkStore
@@ -44,6 +48,10 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import ENTITY_TYPE_KEY, VectorStore
+from redstring.projections.passage_vectors import (
+    forget_passage_vectors,
+    project_passage_vectors,
+)
 
 CHECKPOINT = "projections"
 """The checkpoint name under which the three store projections record their position."""
@@ -88,6 +96,7 @@ class Projector:
         chunks: ChunkStore,
         events: EventLog,
         embeddings: EmbeddingProvider,
+        passage_vectors: VectorStore | None = None,
         page_size: int = 500,
     ) -> None:
         self._graph = graph
@@ -95,6 +104,7 @@ class Projector:
         self._chunks = chunks
         self._events = events
         self._embeddings = embeddings
+        self._passage_vectors = passage_vectors
         self._page_size = page_size
 
     async def catch_up(
@@ -130,6 +140,8 @@ class Projector:
         await self._graph.delete_by_tenant(tenant)
         await self._vectors.delete_by_tenant(tenant)
         await self._chunks.delete_by_tenant(tenant)
+        if self._passage_vectors is not None:
+            await self._passage_vectors.delete_by_tenant(tenant)
         await self._events.save_checkpoint(tenant, CHECKPOINT, 0)
 
     async def _apply(self, tenant: TenantId, page: Sequence[StoredEvent]) -> None:
@@ -164,15 +176,42 @@ class Projector:
         elif isinstance(event, AliasAdded):
             await self._alias(tenant, event.alias)
         elif isinstance(event, SourceIngested):
+            before = await self._source_chunk_ids(tenant, event.source_id)
             await self._chunks.replace_source(tenant, event.source_id, event.chunks)
+            await self._project_passages(tenant, before, event.chunks)
         elif isinstance(event, SourceDeleted):
+            before = await self._source_chunk_ids(tenant, event.source_id)
             await self._chunks.delete_by_source(tenant, event.source_id)
+            await self._project_passages(tenant, before, [])
         elif isinstance(event, TenantDeleted):
             await self._graph.delete_by_tenant(tenant)
             await self._vectors.delete_by_tenant(tenant)
             await self._chunks.delete_by_tenant(tenant)
+            if self._passage_vectors is not None:
+                await self._passage_vectors.delete_by_tenant(tenant)
             pending.vector_texts.clear()
             pending.vector_deletes.clear()
+
+    async def _source_chunk_ids(self, tenant: TenantId, source: SourceId) -> set[ChunkId]:
+        """The source's chunk ids before a change, when passage vectors need to follow it."""
+        if self._passage_vectors is None:
+            return set()
+        return {chunk.id for chunk in await self._chunks.get_by_source(tenant, source)}
+
+    async def _project_passages(
+        self, tenant: TenantId, before: set[ChunkId], after: Sequence[StoredChunk]
+    ) -> None:
+        """Embed the source's passages and forget its removed ones.
+
+        Every passage of the source is (re-)embedded, not only the new ones: a crash between
+        the chunk write and this one leaves the chunks looking current on replay, and a
+        vector is written by key, so writing it again is harmless.
+        """
+        if self._passage_vectors is None:
+            return
+        kept = {chunk.id for chunk in after}
+        await forget_passage_vectors(self._passage_vectors, tenant, before - kept)
+        await project_passage_vectors(self._passage_vectors, self._embeddings, tenant, after)
 
     async def _merge(self, tenant: TenantId, event: EntitiesMerged, pending: _Page) -> None:
         winner, loser = event.winner_id, event.loser_id

@@ -18,7 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import JsonValue
 
-from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, tokenize
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    LexicalCandidate,
+    LexicalCandidates,
+    tokenize,
+)
 from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import (
@@ -91,29 +96,43 @@ def _by_id(chunks: Iterable[StoredChunk]) -> list[StoredChunk]:
     return sorted(chunks, key=lambda chunk: chunk.id)
 
 
-def lexical_oracle(chunks: Iterable[StoredChunk], terms: Sequence[str]) -> LexicalCandidates:
+def lexical_oracle(
+    chunks: Iterable[StoredChunk],
+    terms: Sequence[str],
+    posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+) -> LexicalCandidates:
     """The statistics the port's prose defines, computed from a tenant's whole corpus.
 
     Tokens are ``domain.chunk_ranking.tokenize``; a term matches a token exactly as given.
+    Candidate terms are the held terms, rarest first (ties by term), while their document
+    frequencies add up to at most ``posting_budget``; a candidate holds one of them and
+    carries its count of every given term.
     """
     corpus = {chunk.id: Counter(tokenize(chunk.text)) for chunk in chunks}
     wanted = list(dict.fromkeys(terms))
+    frequencies = {term: sum(1 for counts in corpus.values() if counts[term]) for term in wanted}
+    chosen: list[str] = []
+    for term in sorted((t for t in wanted if frequencies[t]), key=lambda t: (frequencies[t], t)):
+        read = sum(frequencies[held] for held in chosen) + frequencies[term]
+        if posting_budget is not None and read > posting_budget:
+            break
+        chosen.append(term)
     candidates = []
     for held_id in sorted(corpus):
         counts = corpus[held_id]
-        present = {term: counts[term] for term in wanted if counts[term]}
-        if present:
+        if any(counts[term] for term in chosen):
             candidates.append(
                 LexicalCandidate(
-                    chunk_id=held_id, length=sum(counts.values()), term_frequencies=present
+                    chunk_id=held_id,
+                    length=sum(counts.values()),
+                    term_frequencies={term: counts[term] for term in wanted if counts[term]},
                 )
             )
     return LexicalCandidates(
         corpus_size=len(corpus),
         total_length=sum(sum(counts.values()) for counts in corpus.values()),
-        document_frequencies={
-            term: sum(1 for counts in corpus.values() if counts[term]) for term in wanted
-        },
+        document_frequencies=frequencies,
+        candidate_terms=chosen,
         candidates=candidates,
     )
 
@@ -448,6 +467,7 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         chunks=_corpora(),
         noise=_corpora(),
         terms=st.lists(st.one_of(words(), st.just("absent")), unique=True, max_size=4),
+        budget=st.one_of(st.none(), st.integers(min_value=0, max_value=9)),
     )
     async def test_lexical_candidates_match_the_statistics_of_the_whole_corpus(
         self,
@@ -455,18 +475,57 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         chunks: list[StoredChunk],
         noise: list[StoredChunk],
         terms: list[str],
+        budget: int | None,
     ) -> None:
         """Corpus size and total length over the tenant's whole corpus, a document frequency
-        for every term (0 when no chunk has it), and every chunk holding any term, sorted by
-        id, with its length and per-term counts. Statistics, never a ranking; a zero count
-        may be present or left out.
+        for every term (0 when no chunk has it), the candidate terms the budget allows
+        (rarest first), and every chunk holding one of them, sorted by id, with its length and
+        its count of every term. Statistics, never a ranking; a zero count may be present or
+        left out.
         """
         tenant, other = tenants
         async with self.fresh_store() as store:
             await store.upsert_many(tenant, chunks)
             await store.upsert_many(other, noise)
-            found = await store.lexical_candidates(tenant, terms)
-        assert _without_zero_counts(found) == lexical_oracle(_latest(chunks).values(), terms)
+            found = await store.lexical_candidates(tenant, terms, posting_budget=budget)
+        assert _without_zero_counts(found) == lexical_oracle(
+            _latest(chunks).values(), terms, budget
+        )
+
+    @compliance_settings()
+    @given(
+        before=_corpora(),
+        after=_corpora((SOURCE,)),
+        terms=st.lists(words(), unique=True, min_size=1, max_size=3),
+        budget=st.one_of(st.none(), st.integers(min_value=0, max_value=6)),
+    )
+    async def test_lexical_statistics_follow_replacements_and_deletes(
+        self,
+        before: list[StoredChunk],
+        after: list[StoredChunk],
+        terms: list[str],
+        budget: int | None,
+    ) -> None:
+        """After ``replace_source``, ``delete_by_source`` and ``delete_by_tenant`` the
+        statistics describe what the tenant still holds: a store that keeps totals or
+        frequencies must take removed chunks out of them.
+        """
+        async with self.fresh_store() as store:
+            await store.upsert_many(TENANT, before)
+            await store.replace_source(TENANT, SOURCE, after)
+            held = {**_latest(c for c in before if c.source_id != SOURCE), **_latest(after)}
+            found = await store.lexical_candidates(TENANT, terms, posting_budget=budget)
+            assert _without_zero_counts(found) == lexical_oracle(held.values(), terms, budget)
+            await store.delete_by_source(TENANT, OTHER_SOURCE)
+            held = _latest(after)
+            found = await store.lexical_candidates(TENANT, terms, posting_budget=budget)
+            assert _without_zero_counts(found) == lexical_oracle(held.values(), terms, budget)
+            await store.delete_by_tenant(TENANT)
+            await store.upsert_many(TENANT, before)
+            found = await store.lexical_candidates(TENANT, terms, posting_budget=budget)
+            assert _without_zero_counts(found) == lexical_oracle(
+                _latest(before).values(), terms, budget
+            )
 
     async def test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates(
         self, store: ChunkStore
@@ -516,8 +575,79 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         await store.upsert_many(TENANT, corpus)
         found = await store.lexical_candidates(TENANT, [])
         assert found == LexicalCandidates(
-            corpus_size=1, total_length=3, document_frequencies={}, candidates=[]
+            corpus_size=1,
+            total_length=3,
+            document_frequencies={},
+            candidate_terms=[],
+            candidates=[],
         )
+
+    async def test_a_common_term_is_counted_but_makes_no_candidate(self, store: ChunkStore) -> None:
+        """Past the posting budget a term still has its exact document frequency and its
+        count in every candidate holding it, but a chunk holding only that term is no
+        candidate. On failure check that counts are read for every term, not only the
+        candidate terms, and that the frequency is not cut to the budget.
+        """
+        corpus = [
+            self._chunk(SOURCE, "The owl and the moon.", 0),
+            self._chunk(SOURCE, "The moon, the moon, the tide.", 1),
+            self._chunk(SOURCE, "The sea is the sea.", 2),
+            self._chunk(OTHER_SOURCE, "Only an owl here.", 0),
+        ]
+        await store.upsert_many(TENANT, corpus)
+        terms = ["the", "owl", "moon"]
+        found = await store.lexical_candidates(TENANT, terms, posting_budget=4)
+        assert found.document_frequencies == {"the": 3, "owl": 2, "moon": 2}
+        assert found.candidate_terms == ["moon", "owl"]
+        assert {c.chunk_id: c.term_frequencies for c in found.candidates} == {
+            corpus[0].id: {"the": 2, "owl": 1, "moon": 1},
+            corpus[1].id: {"the": 3, "moon": 2},
+            corpus[3].id: {"owl": 1},
+        }
+        assert _without_zero_counts(found) == lexical_oracle(corpus, terms, 4)
+
+    async def test_the_budget_takes_terms_rarest_first_then_by_term(
+        self, store: ChunkStore
+    ) -> None:
+        """Terms are taken by ascending document frequency, ties by term, and the first term
+        whose postings would pass the budget ends the choice.
+        """
+        corpus = [
+            self._chunk(SOURCE, "alpha beta gamma", 0),
+            self._chunk(SOURCE, "beta gamma", 1),
+            self._chunk(SOURCE, "delta gamma", 2),
+        ]
+        await store.upsert_many(TENANT, corpus)
+        terms = ["gamma", "delta", "beta", "alpha"]
+        for budget, chosen in (
+            (0, []),
+            (1, ["alpha"]),
+            (2, ["alpha", "delta"]),
+            (3, ["alpha", "delta"]),
+            (4, ["alpha", "delta", "beta"]),
+            (7, ["alpha", "delta", "beta", "gamma"]),
+        ):
+            found = await store.lexical_candidates(TENANT, terms, posting_budget=budget)
+            assert found.candidate_terms == chosen, budget
+            assert _without_zero_counts(found) == lexical_oracle(corpus, terms, budget)
+
+    async def test_no_budget_makes_every_holder_a_candidate(self, store: ChunkStore) -> None:
+        """``posting_budget=None`` reads every term: every chunk holding any term is a
+        candidate, and the default budget admits a small corpus whole.
+        """
+        corpus = [self._chunk(SOURCE, f"common word {n}", n) for n in range(12)]
+        await store.upsert_many(TENANT, corpus)
+        unbounded = await store.lexical_candidates(TENANT, ["common"], posting_budget=None)
+        assert len(unbounded.candidates) == 12
+        assert await store.lexical_candidates(TENANT, ["common"]) == unbounded
+        bounded = await store.lexical_candidates(TENANT, ["common"], posting_budget=11)
+        assert (bounded.candidate_terms, bounded.candidates) == ([], [])
+        assert bounded.document_frequencies == {"common": 12}
+
+    async def test_a_negative_budget_is_rejected(self, store: ChunkStore) -> None:
+        """A negative ``posting_budget`` raises ValueError naming it."""
+        with pytest.raises(ValueError, match="posting_budget"):
+            await store.lexical_candidates(TENANT, ["word"], posting_budget=-1)
 
     # -- deletes --------------------------------------------------------------------------
 

@@ -114,6 +114,21 @@ class _RecordingDriver:
         return await self.driver.execute_query(query, *args, **kwargs)
 
 
+async def _realistic_statistics(driver: AsyncDriver) -> None:
+    """Give the cost planner a populated graph to plan for, and forget cached plans.
+
+    Plans are chosen from label counts: over an empty database (what the suite's wipes leave)
+    a cartesian or sort-based plan is as cheap as the indexed one, and which one wins then
+    depends on what ran before. The plan tests are about a tenant with data, so make one.
+    """
+    store = Neo4jGraphStore(driver)
+    tenant = TenantId("plan-statistics")
+    people = [_entity(f"person {n}") for n in range(400)]
+    await store.upsert_entities(tenant, people)
+    await store.upsert_relationships(tenant, [_edge(a, b) for a, b in itertools.pairwise(people)])
+    await driver.execute_query("CALL db.clearQueryCaches()", database_=DEFAULT_DATABASE)
+
+
 def _operators(plan: dict[str, Any]) -> list[str]:
     found = [plan["operatorType"].split("@")[0]]
     for child in plan.get("children", []):
@@ -386,6 +401,7 @@ class TestNeo4jStoreSpecifics:
         A plan that searches a shortest path *into* every candidate node (a cartesian product
         with all entities) returns the same rows and is orders of magnitude slower at depth 2.
         """
+        await _realistic_statistics(neo4j_driver)
         recording = _RecordingDriver(neo4j_driver)
         store = Neo4jGraphStore(recording)  # type: ignore[arg-type]
         for types in (None, ["KNOWS"]):
@@ -405,6 +421,7 @@ class TestNeo4jStoreSpecifics:
 
     async def test_find_entities_pages_in_index_order(self, neo4j_driver: AsyncDriver) -> None:
         """An index serves the order, with or without a type: no sort over a tenant's entities."""
+        await _realistic_statistics(neo4j_driver)
         recording = _RecordingDriver(neo4j_driver)
         store = Neo4jGraphStore(recording)  # type: ignore[arg-type]
         await store.find_entities(TENANT, limit=10)

@@ -5,18 +5,18 @@ Writing the statement again in a test would check a copy; recording it checks th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
 
 
-class RecordingPool:
-    """Wraps a pool and records each ``fetch``/``fetchrow``/``fetchval`` it forwards."""
+class _Recording:
+    """Records each ``fetch``/``fetchrow``/``fetchval`` it forwards to ``self._pool``."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self._pool = pool
-        self.statements: list[tuple[str, tuple[Any, ...]]] = []
+    _pool: Any
+    statements: list[tuple[str, tuple[Any, ...]]]
 
     async def fetch(self, query: str, *args: Any) -> Any:
         self.statements.append((query, args))
@@ -32,6 +32,26 @@ class RecordingPool:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._pool, name)
+
+
+class _RecordingConnection(_Recording):
+    def __init__(self, conn: Any, statements: list[tuple[str, tuple[Any, ...]]]) -> None:
+        self._pool = conn
+        self.statements = statements
+
+
+class RecordingPool(_Recording):
+    """Wraps a pool and records each ``fetch``/``fetchrow``/``fetchval`` it forwards, on the
+    pool itself or on a connection acquired from it."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self.statements = []
+
+    @asynccontextmanager
+    async def acquire(self) -> AsyncIterator[Any]:
+        async with self._pool.acquire() as conn:
+            yield _RecordingConnection(conn, self.statements)
 
 
 def plan_nodes(plan: Any) -> Iterator[dict[str, Any]]:

@@ -31,7 +31,7 @@ _schema_ready = False
 
 async def _truncate(pool: asyncpg.Pool) -> None:
     """Empty the test tables: a test affordance, deliberately not an adapter method."""
-    for table in ("chunk_terms", "chunks"):
+    for table in ("chunk_terms", "chunks", "chunk_term_stats", "chunk_corpus"):
         await pool.execute(f'DELETE FROM "public"."{PREFIX}{table}"')
 
 
@@ -114,7 +114,7 @@ class TestPostgresChunkStoreSpecifics:
         text = "Café CAFÉ café's naïve_x 東京 running runs the THE Straße"
         chunk = _chunk(text)
         await store.upsert_many(TENANT, [chunk])
-        _, terms = store.tables
+        _, terms, _, _ = store.tables
         [row] = await chunks_pool.fetch(
             f"SELECT chunk_id, terms, repeated, repeat_counts, length, long_keys FROM {terms} "
             "WHERE tenant_id = $1",
@@ -147,7 +147,7 @@ class TestPostgresChunkStoreSpecifics:
         fresh = _chunk("a second passage about the stone.", index=1)
         await asyncio.gather(*(store.upsert_many(TENANT, [fresh]) for _ in range(8)))
         await store.upsert_many(OTHER_TENANT, [chunk])
-        _, terms = store.tables
+        _, terms, _, _ = store.tables
 
         async def term_rows(tenant: TenantId) -> int:
             count: int = await chunks_pool.fetchval(
@@ -249,11 +249,12 @@ class TestPostgresChunkStoreSpecifics:
         assert stats.corpus_size == 3
         assert stats.document_frequencies == {"version": 3}
 
-    async def test_lexical_candidates_read_one_consistent_statement(
+    async def test_lexical_candidates_read_one_consistent_snapshot(
         self, chunks_pool: asyncpg.Pool
     ) -> None:
-        """Totals and candidates come from one statement (one snapshot), and BM25 over them
-        ranks the passage that mentions the query most first."""
+        """Totals and frequencies, then candidates: two statements in one repeatable-read
+        transaction (one snapshot), and BM25 over them ranks the passage that mentions the
+        query most first."""
         recording = RecordingPool(chunks_pool)
         store = PostgresChunkStore(recording, prefix=PREFIX)
         corpus = [
@@ -266,7 +267,7 @@ class TestPostgresChunkStoreSpecifics:
         recording.statements.clear()
         terms = query_terms("the engine")
         stats = await store.lexical_candidates(TENANT, terms)
-        assert len(recording.statements) == 1
+        assert len(recording.statements) == 2
         assert (stats.corpus_size, stats.total_length) == (3, 7 + 7 + 4)
         ranked = bm25(stats, terms)
         assert [hit.chunk_id for hit in ranked] == [corpus[1].id, corpus[0].id]
@@ -282,7 +283,7 @@ class TestPostgresChunkStoreSpecifics:
         ]
         await store.upsert_many(TENANT, corpus)
         await store.upsert_many(OTHER_TENANT, corpus)
-        chunks, terms = store.tables
+        chunks, terms, _, _ = store.tables
         # VACUUM merges GIN's queue of new entries into the index, as autovacuum does once
         # inserts stop; until then the planner rightly prices the queue into every lookup.
         for table in (chunks, terms):
@@ -290,7 +291,7 @@ class TestPostgresChunkStoreSpecifics:
         recording = RecordingPool(chunks_pool)
         probe = PostgresChunkStore(recording, prefix=PREFIX)
         await probe.lexical_candidates(TENANT, ["word7"])
-        [(query, arguments)] = recording.statements
+        [_, (query, arguments)] = recording.statements
         plan = json.loads(
             await chunks_pool.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) {query}", *arguments)
         )
@@ -325,13 +326,40 @@ class TestPostgresChunkStoreSpecifics:
             0
         ].term_frequencies == {"shared": 2}
 
+    async def test_statistics_tables_are_filled_from_the_term_rows_on_upgrade(
+        self, chunks_pool: asyncpg.Pool
+    ) -> None:
+        """A store written before the statistics tables existed gets them filled from its
+        term rows by ``ensure_schema``, long tokens included, so frequencies stay exact."""
+        store = PostgresChunkStore(chunks_pool, prefix="rs_test_up_")
+        _, _, stats_table, corpus_table = store.tables
+        long_token = "x" * 250
+        corpus = [
+            _chunk("The owl and the moon.", index=0),
+            _chunk(f"The moon, the tide, {long_token}.", index=1),
+        ]
+        try:
+            await store.ensure_schema()
+            await store.upsert_many(TENANT, corpus)
+            await store.upsert_many(OTHER_TENANT, corpus[:1])
+            expected = await store.lexical_candidates(TENANT, ["the", "moon", long_token])
+            await chunks_pool.execute(f"DROP TABLE {stats_table}; DROP TABLE {corpus_table}")
+            await store.ensure_schema()
+            assert await store.lexical_candidates(TENANT, ["the", "moon", long_token]) == expected
+            assert expected.document_frequencies == {"the": 2, "moon": 2, long_token: 1}
+            other = await store.lexical_candidates(OTHER_TENANT, ["the"])
+            assert (other.corpus_size, other.document_frequencies) == (1, {"the": 1})
+        finally:
+            for table in store.tables:
+                await chunks_pool.execute(f"DROP TABLE IF EXISTS {table}")
+
     async def test_a_term_table_of_the_per_term_layout_is_refused(
         self, chunks_pool: asyncpg.Pool
     ) -> None:
         """A term table left by the earlier one-row-per-term layout stops ensure_schema with
         the way out, rather than leaving every stored chunk unfindable."""
         old = PostgresChunkStore(chunks_pool, prefix="rs_test_old_")
-        _, terms = old.tables
+        _, terms, _, _ = old.tables
         await chunks_pool.execute(
             f"CREATE TABLE {terms} (tenant_id text, chunk_id text, term text, frequency int)"
         )

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 import pytest
 
 from redstring.chunks.adapters.memory import InMemoryChunkStore, _Row
-from redstring.domain.chunk_ranking import LexicalCandidates
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    LexicalCandidate,
+    LexicalCandidates,
+    selective_terms,
+)
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import ChunkStore
@@ -88,11 +93,17 @@ class ListSourcesRemembersItsAnswer(_RemembersAnswers):
 
 class LexicalCandidatesRemembersItsAnswer(_RemembersAnswers):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         key = ("lexical", tenant_id, tuple(terms))
         if key not in self._answers:
-            self._answers[key] = await super().lexical_candidates(tenant_id, terms)
+            self._answers[key] = await super().lexical_candidates(
+                tenant_id, terms, posting_budget=posting_budget
+            )
         return self._answers[key]  # type: ignore[return-value]
 
 
@@ -101,7 +112,7 @@ class UpsertKeepsTheCallersChunks(InMemoryChunkStore):
         await super().upsert_many(tenant_id, chunks)
         for chunk in chunks:
             row = self._rows[(tenant_id, chunk.id)]
-            self._rows[(tenant_id, chunk.id)] = _Row(chunk, row.frequencies, row.length)
+            self._put(tenant_id, _Row(chunk, row.frequencies, row.length))
 
 
 class ReplaceSourceKeepsTheCallersChunks(InMemoryChunkStore):
@@ -111,7 +122,7 @@ class ReplaceSourceKeepsTheCallersChunks(InMemoryChunkStore):
         await super().replace_source(tenant_id, source_id, chunks)
         for chunk in chunks:
             row = self._rows[(tenant_id, chunk.id)]
-            self._rows[(tenant_id, chunk.id)] = _Row(chunk, row.frequencies, row.length)
+            self._put(tenant_id, _Row(chunk, row.frequencies, row.length))
 
 
 # -- tenancy ----------------------------------------------------------------------------------
@@ -123,7 +134,7 @@ class KeyedOnTheChunkIdAlone(InMemoryChunkStore):
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
         for chunk in chunks:
             for key in [key for key in self._rows if key[1] == chunk.id]:
-                del self._rows[key]
+                self._drop(key)
         await super().upsert_many(tenant_id, chunks)
 
 
@@ -182,18 +193,25 @@ class ListSourcesAcrossTenants(InMemoryChunkStore):
 
 class LexicalStatisticsAcrossTenants(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         everyone = InMemoryChunkStore()
-        everyone._rows = {(tenant_id, key[1]): row for key, row in self._rows.items()}
-        return await InMemoryChunkStore.lexical_candidates(everyone, tenant_id, terms)
+        for row in self._rows.values():
+            everyone._put(tenant_id, row)
+        return await InMemoryChunkStore.lexical_candidates(
+            everyone, tenant_id, terms, posting_budget=posting_budget
+        )
 
 
 class DeleteBySourceInEveryTenant(InMemoryChunkStore):
     async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
         doomed = [key for key, row in self._rows.items() if row.chunk.source_id == source_id]
         for key in doomed:
-            del self._rows[key]
+            self._drop(key)
         return sum(1 for key in doomed if key[0] == tenant_id)
 
 
@@ -203,7 +221,8 @@ class DeleteBySourceInEveryTenant(InMemoryChunkStore):
 class FirstWriteWins(InMemoryChunkStore):
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
         for chunk in chunks:
-            self._rows.setdefault((tenant_id, chunk.id), self._row(chunk))
+            if (tenant_id, chunk.id) not in self._rows:
+                self._put(tenant_id, self._row(chunk))
 
 
 class DropsMetadata(InMemoryChunkStore):
@@ -311,9 +330,13 @@ class ListSourcesCountsWrites(InMemoryChunkStore):
 
 class CorpusIsOnlyTheCandidates(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        stats = await super().lexical_candidates(tenant_id, terms)
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
         return stats.model_copy(
             update={
                 "corpus_size": len(stats.candidates),
@@ -324,9 +347,13 @@ class CorpusIsOnlyTheCandidates(InMemoryChunkStore):
 
 class DocumentFrequencyOffByOne(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        stats = await super().lexical_candidates(tenant_id, terms)
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
         shifted = {
             term: count + 1 if count else 0 for term, count in stats.document_frequencies.items()
         }
@@ -335,9 +362,13 @@ class DocumentFrequencyOffByOne(InMemoryChunkStore):
 
 class DocumentFrequencyCountsOccurrences(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        stats = await super().lexical_candidates(tenant_id, terms)
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
         occurrences = dict.fromkeys(stats.document_frequencies, 0)
         for candidate in stats.candidates:
             for term, count in candidate.term_frequencies.items():
@@ -347,9 +378,13 @@ class DocumentFrequencyCountsOccurrences(InMemoryChunkStore):
 
 class RanksTheCandidates(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        stats = await super().lexical_candidates(tenant_id, terms)
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
         ranked = sorted(
             stats.candidates, key=lambda candidate: -sum(candidate.term_frequencies.values())
         )
@@ -358,9 +393,15 @@ class RanksTheCandidates(InMemoryChunkStore):
 
 class CasefoldsTheTerms(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        stats = await super().lexical_candidates(tenant_id, [term.casefold() for term in terms])
+        stats = await super().lexical_candidates(
+            tenant_id, [term.casefold() for term in terms], posting_budget=posting_budget
+        )
         given = list(dict.fromkeys(terms))
         return stats.model_copy(
             update={
@@ -387,13 +428,178 @@ class LengthCountsCharacters(InMemoryChunkStore):
 
 class NoTermsMatchEveryChunk(InMemoryChunkStore):
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         if terms:
-            return await super().lexical_candidates(tenant_id, terms)
+            return await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
         every = {token for row in self._tenant_rows(tenant_id) for token in row.frequencies}
-        stats = await super().lexical_candidates(tenant_id, sorted(every))
+        stats = await super().lexical_candidates(
+            tenant_id, sorted(every), posting_budget=posting_budget
+        )
         return stats.model_copy(update={"document_frequencies": {}})
+
+
+# -- the posting budget (ADR 0020) ------------------------------------------------------------
+
+
+class CountsOnlyTheCandidateTerms(InMemoryChunkStore):
+    """Reads counts from the fetched postings alone: a common term's counts go missing."""
+
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
+        chosen = set(stats.candidate_terms)
+        return stats.model_copy(
+            update={
+                "candidates": [
+                    LexicalCandidate(
+                        chunk_id=candidate.chunk_id,
+                        length=candidate.length,
+                        term_frequencies={
+                            term: count
+                            for term, count in candidate.term_frequencies.items()
+                            if term in chosen
+                        },
+                    )
+                    for candidate in stats.candidates
+                ]
+            }
+        )
+
+
+class FrequenciesOnlyForCandidateTerms(InMemoryChunkStore):
+    """Skips counting the terms it will not fetch: their document frequency reads 0."""
+
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
+        chosen = set(stats.candidate_terms)
+        return stats.model_copy(
+            update={
+                "document_frequencies": {
+                    term: count if term in chosen else 0
+                    for term, count in stats.document_frequencies.items()
+                }
+            }
+        )
+
+
+class IgnoresTheBudget(InMemoryChunkStore):
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        return await super().lexical_candidates(tenant_id, terms, posting_budget=None)
+
+
+class TakesTermsInTheGivenOrder(InMemoryChunkStore):
+    """Spends the budget on the terms as the question lists them, not rarest first."""
+
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=None)
+        chosen: list[str] = []
+        spent = 0
+        for term, frequency in stats.document_frequencies.items():
+            if frequency and (posting_budget is None or spent + frequency <= posting_budget):
+                chosen.append(term)
+                spent += frequency
+        return self._restricted(stats, chosen)
+
+    @staticmethod
+    def _restricted(stats: LexicalCandidates, chosen: list[str]) -> LexicalCandidates:
+        return stats.model_copy(
+            update={
+                "candidate_terms": chosen,
+                "candidates": [
+                    candidate
+                    for candidate in stats.candidates
+                    if any(term in candidate.term_frequencies for term in chosen)
+                ],
+            }
+        )
+
+
+class BreaksFrequencyTiesByTheGivenOrder(InMemoryChunkStore):
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=None)
+        held = [term for term, frequency in stats.document_frequencies.items() if frequency]
+        held.sort(key=stats.document_frequencies.__getitem__)
+        chosen: list[str] = []
+        spent = 0
+        for term in held:
+            spent += stats.document_frequencies[term]
+            if posting_budget is not None and spent > posting_budget:
+                break
+            chosen.append(term)
+        return TakesTermsInTheGivenOrder._restricted(stats, chosen)
+
+
+class ANegativeBudgetMeansNone(InMemoryChunkStore):
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        if posting_budget is not None and posting_budget < 0:
+            posting_budget = None
+        return await super().lexical_candidates(tenant_id, terms, posting_budget=posting_budget)
+
+
+class KeepsTheTermThatPassesTheBudget(InMemoryChunkStore):
+    """Stops after the first term past the budget instead of before it."""
+
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=None)
+        everything = selective_terms(stats.document_frequencies, None)
+        fitting = selective_terms(stats.document_frequencies, posting_budget)
+        chosen = everything[: len(fitting) + 1]
+        return TakesTermsInTheGivenOrder._restricted(stats, chosen)
+
+
+class RemovalKeepsItsLength(InMemoryChunkStore):
+    """Forgets to take a removed chunk's length out of the tenant's running total."""
+
+    def _drop(self, key: tuple[TenantId, ChunkId]) -> None:
+        length = self._rows[key].length
+        super()._drop(key)
+        self._total_length[key[0]] += length
 
 
 @dataclass(frozen=True)
@@ -490,6 +696,49 @@ CASES = (
     ),
     Case(NoTermsMatchEveryChunk, ("test_no_terms_yield_no_candidates",)),
     *(Case(mutant, (name,)) for mutant, name in lifecycle_mutants(InMemoryChunkStore).items()),
+    Case(
+        CountsOnlyTheCandidateTerms,
+        (
+            "test_a_common_term_is_counted_but_makes_no_candidate",
+            "test_the_budget_takes_terms_rarest_first_then_by_term",
+        ),
+    ),
+    Case(
+        FrequenciesOnlyForCandidateTerms,
+        (
+            "test_a_common_term_is_counted_but_makes_no_candidate",
+            "test_no_budget_makes_every_holder_a_candidate",
+        ),
+    ),
+    Case(
+        IgnoresTheBudget,
+        (
+            "test_a_common_term_is_counted_but_makes_no_candidate",
+            "test_the_budget_takes_terms_rarest_first_then_by_term",
+            "test_no_budget_makes_every_holder_a_candidate",
+        ),
+    ),
+    Case(
+        TakesTermsInTheGivenOrder,
+        (
+            "test_a_common_term_is_counted_but_makes_no_candidate",
+            "test_the_budget_takes_terms_rarest_first_then_by_term",
+        ),
+    ),
+    Case(
+        BreaksFrequencyTiesByTheGivenOrder,
+        ("test_the_budget_takes_terms_rarest_first_then_by_term",),
+    ),
+    Case(RemovalKeepsItsLength, ("test_lexical_statistics_follow_replacements_and_deletes",)),
+    Case(ANegativeBudgetMeansNone, ("test_a_negative_budget_is_rejected",)),
+    Case(
+        KeepsTheTermThatPassesTheBudget,
+        (
+            "test_a_common_term_is_counted_but_makes_no_candidate",
+            "test_the_budget_takes_terms_rarest_first_then_by_term",
+            "test_no_budget_makes_every_holder_a_candidate",
+        ),
+    ),
 )
 
 

@@ -14,6 +14,7 @@ from redstring.domain.chunk_ranking import (
     LexicalCandidates,
     bm25,
     query_terms,
+    selective_terms,
     term_frequencies,
     tokenize,
 )
@@ -34,6 +35,7 @@ def _corpus() -> LexicalCandidates:
         corpus_size=3,
         total_length=10,
         document_frequencies={"cat": 2, "hat": 1},
+        candidate_terms=["hat", "cat"],
         candidates=[
             LexicalCandidate(chunk_id=D1, length=3, term_frequencies={"cat": 1}),
             LexicalCandidate(chunk_id=D2, length=5, term_frequencies={"cat": 1, "hat": 1}),
@@ -123,6 +125,7 @@ class TestBm25:
             corpus_size=4,
             total_length=8,
             document_frequencies={"cat": 3},
+            candidate_terms=["cat"],
             candidates=[
                 LexicalCandidate(chunk_id=ChunkId("cb"), length=2, term_frequencies=same),
                 LexicalCandidate(chunk_id=ChunkId("cc"), length=2, term_frequencies=same),
@@ -140,7 +143,11 @@ class TestBm25:
     def test_an_empty_corpus_ranks_nothing(self) -> None:
         """No chunks, no division by zero."""
         empty = LexicalCandidates(
-            corpus_size=0, total_length=0, document_frequencies={}, candidates=[]
+            corpus_size=0,
+            total_length=0,
+            document_frequencies={},
+            candidate_terms=[],
+            candidates=[],
         )
         assert bm25(empty, ["cat"]) == []
 
@@ -187,6 +194,7 @@ class TestBm25:
             document_frequencies={
                 term: sum(1 for c in candidates if c.term_frequencies[term]) for term in "xy"
             },
+            candidate_terms=["x", "y"],
             candidates=candidates,
         )
         ranked = bm25(stats, ["x", "y"], k1=k1, b=b)
@@ -207,7 +215,31 @@ def test_statistics_reject_negative_counts_and_unknown_fields() -> None:
                 "corpus_size": 1,
                 "total_length": 1,
                 "document_frequencies": {},
+                "candidate_terms": [],
                 "candidates": [],
                 "avg": 1,
             }
         )
+
+
+class TestSelectiveTerms:
+    """Which terms' chunks a store fetches: rarest first, within a budget of postings."""
+
+    def test_terms_are_taken_rarest_first_while_the_postings_fit(self) -> None:
+        """The running sum of document frequencies stops at the budget; ties go by term."""
+        frequencies = {"the": 900, "cat": 40, "hat": 40, "sat": 300, "unseen": 0}
+        assert selective_terms(frequencies, None) == ["cat", "hat", "sat", "the"]
+        assert selective_terms(frequencies, 380) == ["cat", "hat", "sat"]
+        assert selective_terms(frequencies, 379) == ["cat", "hat"]
+        assert selective_terms(frequencies, 40) == ["cat"]
+        assert selective_terms(frequencies, 39) == []
+        assert selective_terms(frequencies, 0) == []
+
+    def test_a_term_no_chunk_holds_is_never_chosen(self) -> None:
+        """A zero frequency has no postings to read, so it never takes part."""
+        assert selective_terms({"absent": 0}, None) == []
+
+    def test_a_negative_budget_is_a_typed_error(self) -> None:
+        """The message names the parameter and the value."""
+        with pytest.raises(InvalidArgumentError, match="posting_budget must be non-negative"):
+            selective_terms({"cat": 1}, -1)

@@ -1,8 +1,12 @@
 """InMemoryChunkStore: the ChunkStore port over a dictionary keyed on ``(tenant_id, chunk id)``.
 
 Token statistics are computed once per chunk at write time with
-``redstring.domain.chunk_ranking.term_frequencies``, so ``lexical_candidates`` only counts.
-It passes ``redstring.testing.chunk_store.ChunkStoreCompliance`` unchanged.
+``redstring.domain.chunk_ranking.term_frequencies`` and kept in a per-tenant inverted index
+(term -> chunks holding it) beside per-tenant totals, so ``lexical_candidates`` reads only
+the postings of the terms ``selective_terms`` chooses, and a document frequency is the size
+of one posting set. Chunks are also indexed by tenant and by entity, so no read scans
+another tenant's rows. It passes ``redstring.testing.chunk_store.ChunkStoreCompliance``
+unchanged.
 """
 
 from __future__ import annotations
@@ -13,7 +17,13 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from redstring.domain.chunk_ranking import LexicalCandidate, LexicalCandidates, term_frequencies
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    LexicalCandidate,
+    LexicalCandidates,
+    selective_terms,
+    term_frequencies,
+)
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
@@ -41,6 +51,43 @@ class InMemoryChunkStore:
 
     def __init__(self) -> None:
         self._rows: dict[tuple[TenantId, ChunkId], _Row] = {}
+        # Secondary indexes, changed only by _put and _drop.
+        self._by_tenant: dict[TenantId, dict[ChunkId, _Row]] = {}
+        self._postings: dict[TenantId, dict[str, set[ChunkId]]] = {}
+        self._by_entity: dict[TenantId, dict[EntityId, set[ChunkId]]] = {}
+        self._total_length: Counter[TenantId] = Counter()
+
+    def _put(self, tenant_id: TenantId, row: _Row) -> None:
+        """Store ``row`` for the tenant, replacing any row of its id, indexes included."""
+        key = (tenant_id, row.chunk.id)
+        if key in self._rows:
+            self._drop(key)
+        self._rows[key] = row
+        self._by_tenant.setdefault(tenant_id, {})[row.chunk.id] = row
+        postings = self._postings.setdefault(tenant_id, {})
+        for term in row.frequencies:
+            postings.setdefault(term, set()).add(row.chunk.id)
+        by_entity = self._by_entity.setdefault(tenant_id, {})
+        for entity_id in row.chunk.entity_ids:
+            by_entity.setdefault(entity_id, set()).add(row.chunk.id)
+        self._total_length[tenant_id] += row.length
+
+    def _drop(self, key: tuple[TenantId, ChunkId]) -> None:
+        """Remove the row under ``key`` and its index entries."""
+        tenant_id, held_id = key
+        row = self._rows.pop(key)
+        del self._by_tenant[tenant_id][held_id]
+        postings = self._postings[tenant_id]
+        for term in row.frequencies:
+            postings[term].discard(held_id)
+            if not postings[term]:
+                del postings[term]
+        by_entity = self._by_entity[tenant_id]
+        for entity_id in row.chunk.entity_ids:
+            by_entity[entity_id].discard(held_id)
+            if not by_entity[entity_id]:
+                del by_entity[entity_id]
+        self._total_length[tenant_id] -= row.length
 
     @staticmethod
     def _row(chunk: StoredChunk) -> _Row:
@@ -52,13 +99,13 @@ class InMemoryChunkStore:
         )
 
     def _tenant_rows(self, tenant_id: TenantId) -> Iterator[_Row]:
-        return (row for (owner, _), row in self._rows.items() if owner == tenant_id)
+        return iter(list(self._by_tenant.get(tenant_id, {}).values()))
 
     async def upsert_many(self, tenant_id: TenantId, chunks: Sequence[StoredChunk]) -> None:
         """Insert or replace every chunk; of two chunks with one id, the later one wins."""
         rows = [self._row(chunk) for chunk in chunks]
         for row in rows:
-            self._rows[(tenant_id, row.chunk.id)] = row
+            self._put(tenant_id, row)
 
     async def replace_source(
         self, tenant_id: TenantId, source_id: SourceId, chunks: Sequence[StoredChunk]
@@ -77,7 +124,7 @@ class InMemoryChunkStore:
         rows = [self._row(chunk) for chunk in chunks]
         self._delete_where(tenant_id, lambda row: row.chunk.source_id == source_id)
         for row in rows:
-            self._rows[(tenant_id, row.chunk.id)] = row
+            self._put(tenant_id, row)
 
     async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
         """A copy of the tenant's chunk, or ``None``."""
@@ -106,12 +153,9 @@ class InMemoryChunkStore:
 
     async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
         """Copies of the chunks naming ``entity_id``, ascending by chunk id."""
-        chunks = [
-            row.chunk.model_copy(deep=True)
-            for row in self._tenant_rows(tenant_id)
-            if entity_id in row.chunk.entity_ids
-        ]
-        return sorted(chunks, key=lambda chunk: chunk.id)
+        held = self._by_entity.get(tenant_id, {}).get(entity_id, set())
+        rows = self._by_tenant[tenant_id] if held else {}
+        return [rows[chunk_id].chunk.model_copy(deep=True) for chunk_id in sorted(held)]
 
     async def existing_ids(
         self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]
@@ -124,35 +168,43 @@ class InMemoryChunkStore:
         return dict(Counter(row.chunk.source_id for row in self._tenant_rows(tenant_id)))
 
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
         """Term statistics over the tenant's whole corpus; never a ranking.
 
-        Terms match whole tokens exactly as given. No terms yield no candidates and no
-        document frequencies, while the corpus totals still describe the whole corpus.
+        Terms match whole tokens exactly as given. Document frequencies come from the
+        posting sets; only the postings of ``selective_terms`` are read. No terms yield no
+        candidates and no document frequencies, while the corpus totals still describe the
+        whole corpus. Raises ``InvalidArgumentError`` for a negative budget.
         """
         wanted = list(dict.fromkeys(terms))
-        corpus_size = 0
-        total_length = 0
-        document_frequencies = dict.fromkeys(wanted, 0)
-        candidates: list[LexicalCandidate] = []
-        for row in self._tenant_rows(tenant_id):
-            corpus_size += 1
-            total_length += row.length
-            present = {term: row.frequencies[term] for term in wanted if row.frequencies[term]}
-            for term in present:
-                document_frequencies[term] += 1
-            if present:
-                candidates.append(
-                    LexicalCandidate(
-                        chunk_id=row.chunk.id, length=row.length, term_frequencies=present
-                    )
+        rows = self._by_tenant.get(tenant_id, {})
+        postings = self._postings.get(tenant_id, {})
+        document_frequencies = {term: len(postings.get(term, ())) for term in wanted}
+        chosen = selective_terms(document_frequencies, posting_budget)
+        held: set[ChunkId] = set()
+        for term in chosen:
+            held |= postings[term]
+        candidates = []
+        for held_id in sorted(held):
+            row = rows[held_id]
+            counts = row.frequencies
+            candidates.append(
+                LexicalCandidate(
+                    chunk_id=held_id,
+                    length=row.length,
+                    term_frequencies={term: counts[term] for term in wanted if counts[term]},
                 )
-        candidates.sort(key=lambda candidate: candidate.chunk_id)
+            )
         return LexicalCandidates(
-            corpus_size=corpus_size,
-            total_length=total_length,
+            corpus_size=len(rows),
+            total_length=self._total_length[tenant_id],
             document_frequencies=document_frequencies,
+            candidate_terms=chosen,
             candidates=candidates,
         )
 
@@ -165,9 +217,9 @@ class InMemoryChunkStore:
         return self._delete_where(tenant_id, lambda row: True)
 
     def _delete_where(self, tenant_id: TenantId, doomed: _RowTest) -> int:
-        keys = [key for key, row in self._rows.items() if key[0] == tenant_id and doomed(row)]
+        keys = [(tenant_id, row.chunk.id) for row in self._tenant_rows(tenant_id) if doomed(row)]
         for key in keys:
-            del self._rows[key]
+            self._drop(key)
         return len(keys)
 
     async def close(self) -> None:

@@ -1,6 +1,6 @@
 """PostgresChunkStore: the ChunkStore port on PostgreSQL, through asyncpg.
 
-Two tables: ``{prefix}chunks`` holds each passage keyed on ``(tenant_id, id)``, and
+Four tables: ``{prefix}chunks`` holds each passage keyed on ``(tenant_id, id)``, and
 ``{prefix}chunk_terms`` holds one row per chunk: its distinct tokens (``terms``), the tokens
 occurring more than once (``repeated``) with their counts (``repeat_counts``, aligned), and
 its length, all counted at upsert time by
@@ -17,6 +17,15 @@ the index's posting lists are per tenant and a lookup never visits another tenan
 row per chunk keeps a bulk write cheap: GIN queues new entries and merges them into its
 posting lists in sorted batches, where one B-tree row per (chunk, term), the earlier layout,
 cost a random index insertion each.
+
+Document frequencies and corpus totals are kept, not counted per query (ADR 0020): counting
+the holders of a term in every chunk costs ~17 ms at 20k chunks, a lookup in
+``{prefix}chunk_term_stats`` (tenant, term key, chunks holding it) costs microseconds, and
+``{prefix}chunk_corpus`` holds each tenant's chunk count and total length. Every write that
+changes them takes a per-tenant advisory lock first, so concurrent writers of one tenant
+queue rather than deadlock on those rows; a term whose last holder goes keeps a row of 0.
+A term's key is the term itself up to 200 characters, and otherwise its first 100
+characters, a unit separator (never inside a token) and the SHA-256 of the whole term.
 
 Ids are content-addressed (``chunk_id(source_id, text)``), so a chunk id already stored for a
 tenant already has exactly the terms its text yields: an upsert writes a term row only for a
@@ -42,7 +51,13 @@ from typing import Any
 
 import asyncpg
 
-from redstring.domain.chunk_ranking import LexicalCandidates, term_frequencies
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    LexicalCandidates,
+    selective_terms,
+    term_frequencies,
+    tokenize,
+)
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
@@ -56,6 +71,24 @@ _INDEXED_CHARS = 200
 
 
 _COLUMNS = "id, source_id, chunk_index, text, char_start, char_end, entity_ids, metadata"
+
+_KEY_HEAD = 100
+"""How many leading characters of a long term its statistics key keeps before the hash."""
+
+
+def _stat_key(term: str) -> str:
+    """The key of ``term``'s document frequency row; :data:`_STAT_KEY_SQL` computes the same."""
+    if len(term) <= _INDEXED_CHARS:
+        return term
+    return term[:_KEY_HEAD] + "\x1f" + hashlib.sha256(term.encode("utf-8")).hexdigest()
+
+
+_STAT_KEY_SQL = (
+    f"CASE WHEN length({{0}}) <= {_INDEXED_CHARS} THEN {{0}} "
+    f"ELSE left({{0}}, {_KEY_HEAD}) || chr(31) || "
+    "encode(sha256(convert_to({0}, 'UTF8')), 'hex') END"
+)
+""":func:`_stat_key` in SQL, over the expression put in for ``{0}``."""
 
 
 def _array_literal(values: Collection[str], *, tag: str = "") -> str:
@@ -107,6 +140,11 @@ def _term_row(
     )
 
 
+def _is_token(term: str) -> bool:
+    """Whether ``term`` is one whole token as ``tokenize`` yields it."""
+    return tokenize(term) == [term]
+
+
 def _chunk(row: Any) -> StoredChunk:
     return StoredChunk(
         id=row["id"],
@@ -138,11 +176,14 @@ class PostgresChunkStore(NamesOnlyStore):
         super().__init__(pool, prefix=prefix, schema=schema)
         self._chunks = self._names.table("chunks")
         self._terms = self._names.table("chunk_terms")
+        self._stats = self._names.table("chunk_term_stats")
+        self._corpus = self._names.table("chunk_corpus")
 
     @property
-    def tables(self) -> tuple[str, str]:
-        """The quoted, schema-qualified chunk and term table names (for operators and tests)."""
-        return self._chunks, self._terms
+    def tables(self) -> tuple[str, str, str, str]:
+        """The quoted, schema-qualified chunk, term, term statistics and corpus table names
+        (for operators and tests)."""
+        return self._chunks, self._terms, self._stats, self._corpus
 
     async def ensure_schema(self) -> None:
         """Create the tables and indexes if missing; safe to run concurrently."""
@@ -182,6 +223,7 @@ class PostgresChunkStore(NamesOnlyStore):
                 )
                 """
             )
+            await self._create_statistics(conn)
             for statement in (
                 f"CREATE INDEX IF NOT EXISTS {index('chunks_source_idx')} ON {self._chunks} "
                 f"(tenant_id, left(source_id, {_INDEXED_CHARS}), chunk_index, id)",
@@ -193,6 +235,43 @@ class PostgresChunkStore(NamesOnlyStore):
                 "USING gin ((coalesce(long_keys, terms)))",
             ):
                 await conn.execute(statement)
+
+    async def _create_statistics(self, conn: Any) -> None:
+        """Create the statistics tables; when they are new, fill them from the term rows.
+
+        Filling them makes a store written by a version without them correct on upgrade.
+        """
+        new = await conn.fetchval("SELECT to_regclass($1) IS NULL", self._corpus)
+        await conn.execute(
+            f"""
+            CREATE TABLE IF NOT EXISTS {self._stats} (
+                tenant_id text COLLATE "C" NOT NULL,
+                term_key text COLLATE "C" NOT NULL,
+                chunks bigint NOT NULL,
+                PRIMARY KEY (tenant_id, term_key)
+            );
+            CREATE TABLE IF NOT EXISTS {self._corpus} (
+                tenant_id text COLLATE "C" PRIMARY KEY,
+                chunks bigint NOT NULL,
+                length bigint NOT NULL
+            )
+            """
+        )
+        if new:
+            await conn.execute(
+                f"""
+                INSERT INTO {self._corpus} (tenant_id, chunks, length)
+                SELECT tenant_id, count(*), sum(length) FROM {self._terms} GROUP BY tenant_id;
+                INSERT INTO {self._stats} (tenant_id, term_key, chunks)
+                SELECT t.tenant_id, {_STAT_KEY_SQL.format("substr(term, 5)")}, count(*)
+                FROM {self._terms} AS t, unnest(t.terms) AS term
+                GROUP BY 1, 2
+                """
+            )
+
+    async def _lock_statistics(self, conn: Any, tenant_id: TenantId) -> None:
+        """Serialise the writers of one tenant's statistics rows until the transaction ends."""
+        await lock_for_transaction(conn, f"{self._corpus}\x1f{tenant_id}")
 
     async def _refuse_the_per_term_layout(self, conn: Any) -> None:
         """Raise when ``chunk_terms`` still has the one-row-per-term layout of earlier versions.
@@ -217,6 +296,7 @@ class PostgresChunkStore(NamesOnlyStore):
         if not latest:
             return
         async with self._pool.acquire() as conn, conn.transaction():
+            await self._lock_statistics(conn, tenant_id)
             await self._write(conn, tenant_id, list(latest.values()))
 
     async def replace_source(
@@ -236,6 +316,7 @@ class PostgresChunkStore(NamesOnlyStore):
         latest = {chunk.id: chunk for chunk in chunks}
         async with self._pool.acquire() as conn, conn.transaction():
             await lock_for_transaction(conn, f"{self._chunks}\x1f{tenant_id}\x1f{source_id}")
+            await self._lock_statistics(conn, tenant_id)
             await self._delete_where(
                 conn,
                 tenant_id,
@@ -324,6 +405,47 @@ class PostgresChunkStore(NamesOnlyStore):
                 tenant_id,
                 *(list(column) for column in zip(*new, strict=True)),
             )
+            await self._count_new(
+                conn,
+                tenant_id,
+                [
+                    count
+                    for chunk, count in zip(chunks, counts, strict=True)
+                    if chunk.id in inserted
+                ],
+            )
+
+    async def _count_new(self, conn: Any, tenant_id: TenantId, counts: list[Counter[str]]) -> None:
+        """Add the new chunks (their term counts given) to the tenant's statistics rows.
+
+        Keys are written in sorted order, the same order for every writer.
+        """
+        holders: Counter[str] = Counter()
+        for count in counts:
+            holders.update(map(_stat_key, count))
+        keys = sorted(holders)
+        await conn.execute(
+            f"""
+            INSERT INTO {self._stats} AS s (tenant_id, term_key, chunks)
+            SELECT $1, r.key, r.chunks
+            FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS r(key, chunks, position)
+            ORDER BY r.position
+            ON CONFLICT (tenant_id, term_key) DO UPDATE SET chunks = s.chunks + excluded.chunks;
+            """,
+            tenant_id,
+            keys,
+            [holders[key] for key in keys],
+        )
+        await conn.execute(
+            f"""
+            INSERT INTO {self._corpus} AS c (tenant_id, chunks, length) VALUES ($1, $2, $3)
+            ON CONFLICT (tenant_id) DO UPDATE
+            SET chunks = c.chunks + excluded.chunks, length = c.length + excluded.length
+            """,
+            tenant_id,
+            len(counts),
+            sum(sum(count.values()) for count in counts),
+        )
 
     async def get(self, tenant_id: TenantId, chunk_id: ChunkId) -> StoredChunk | None:
         """The chunk (a new object on every call), or ``None``."""
@@ -392,82 +514,102 @@ class PostgresChunkStore(NamesOnlyStore):
         return {SourceId(row["source_id"]): int(row["chunks"]) for row in rows}
 
     async def lexical_candidates(
-        self, tenant_id: TenantId, terms: Collection[str]
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
     ) -> LexicalCandidates:
-        """Term statistics for ``terms`` over the tenant's corpus, read in one statement.
+        """Term statistics for ``terms`` over the tenant's corpus, in one snapshot.
 
-        Corpus size and total length cover every chunk of the tenant; terms match stored
-        tokens exactly. One statement means one snapshot, so the totals and the candidates
-        never come from two different states of the corpus.
+        Corpus totals and document frequencies are read from the statistics tables; the
+        postings of the terms ``selective_terms`` chooses are read from the GIN index, and
+        each candidate's count of every given term from its term row. Both statements run in
+        one repeatable-read transaction, so they see one state of the corpus.
         """
-        wanted = sorted(set(terms))
-        # Each term is one GIN lookup by the tenant's tag and the term's first 200
-        # characters. That lookup is exact for a term no longer than that in a chunk without
-        # long tokens; otherwise the full tagged terms decide. Each term's postings come
-        # back as three arrays in one row, which decodes several times faster than one row
-        # per posting when a common term makes every chunk a candidate.
-        rows = await self._pool.fetch(
-            f"""
-            WITH corpus AS (
-                SELECT count(*) AS size, coalesce(sum(length), 0) AS total
-                FROM {self._chunks} WHERE tenant_id = $1
-            ), postings AS (
-                SELECT wanted.term, found.*
-                FROM unnest($2::text[]) AS wanted(term)
-                CROSS JOIN LATERAL (
-                    SELECT array_agg(t.chunk_id) AS chunks,
-                           array_agg(coalesce(
-                               t.repeat_counts[array_position(t.repeated, wanted.term)], 1
-                           )) AS frequencies,
-                           array_agg(t.length) AS lengths
-                    FROM {self._terms} AS t
-                    WHERE coalesce(t.long_keys, t.terms)
-                              @> ARRAY[$3 || left(wanted.term, {_INDEXED_CHARS})]
-                      AND t.tenant_id = $1
-                      AND ((t.long_keys IS NULL
-                            AND length(wanted.term) <= {_INDEXED_CHARS})
-                           OR ($3 || wanted.term) = ANY(t.terms))
-                ) AS found
+        wanted = list(dict.fromkeys(terms))
+        if posting_budget is not None and posting_budget < 0:
+            raise InvalidArgumentError(
+                f"posting_budget must be non-negative or None, got {posting_budget}"
             )
-            SELECT corpus.size, corpus.total, postings.term, postings.chunks,
-                   postings.frequencies, postings.lengths
-            FROM corpus LEFT JOIN postings ON true
-            """,
-            tenant_id,
-            wanted,
-            _tenant_tag(tenant_id),
-        )
-        document_frequencies = dict.fromkeys(wanted, 0)
-        candidates: dict[str, dict[str, Any]] = {}
-        for _, _, term, chunks, frequencies, lengths in rows:
-            if not chunks:
-                continue
-            document_frequencies[term] = len(chunks)
-            for chunk, frequency, length in zip(chunks, frequencies, lengths, strict=True):
-                candidate = candidates.get(chunk)
-                if candidate is None:
-                    candidate = candidates[chunk] = {
-                        "chunk_id": chunk,
-                        "length": length,
-                        "term_frequencies": {},
-                    }
-                candidate["term_frequencies"][term] = frequency
-        first = rows[0]
+        tag = _tenant_tag(tenant_id)
+        keys = {term: _stat_key(term) for term in wanted}
+        async with (
+            self._pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            totals = await conn.fetchrow(
+                f"""
+                SELECT coalesce(c.chunks, 0) AS size, coalesce(c.length, 0) AS total,
+                       s.keys, s.frequencies
+                FROM (SELECT) AS one
+                LEFT JOIN {self._corpus} AS c ON c.tenant_id = $1
+                CROSS JOIN LATERAL (
+                    SELECT array_agg(term_key) AS keys, array_agg(chunks) AS frequencies
+                    FROM {self._stats} WHERE tenant_id = $1 AND term_key = ANY($2::text[])
+                ) AS s
+                """,
+                tenant_id,
+                list(set(keys.values())),
+            )
+            by_key = dict(zip(totals["keys"] or (), totals["frequencies"] or (), strict=True))
+            # A term that is no token (empty, or holding punctuation) has no postings even
+            # when its key happens to name another term's row.
+            document_frequencies = {
+                term: int(by_key.get(keys[term], 0)) if _is_token(term) else 0 for term in wanted
+            }
+            chosen = selective_terms(document_frequencies, posting_budget)
+            rows = []
+            if chosen:
+                # GIN finds the holders of each chosen term by its tagged first 200
+                # characters; the overlap with the full tagged terms makes it exact. Each
+                # row then counts every wanted term from the candidate's own arrays.
+                rows = await conn.fetch(
+                    f"""
+                    SELECT t.chunk_id, t.length,
+                           ARRAY(SELECT CASE WHEN ($2 || w.term) = ANY(t.terms)
+                                        THEN coalesce(t.repeat_counts[
+                                                 array_position(t.repeated, w.term)], 1)
+                                        ELSE 0 END
+                                 FROM unnest($3::text[]) WITH ORDINALITY AS w(term, position)
+                                 ORDER BY w.position) AS counts
+                    FROM {self._terms} AS t
+                    WHERE coalesce(t.long_keys, t.terms) && $4::text[]
+                      AND t.tenant_id = $1
+                      AND t.terms && $5::text[]
+                    ORDER BY t.chunk_id
+                    """,
+                    tenant_id,
+                    tag,
+                    wanted,
+                    [tag + term[:_INDEXED_CHARS] for term in chosen],
+                    [tag + term for term in chosen],
+                )
         # Validating plain data in one call is about twice as fast as building each
-        # LexicalCandidate in Python, and a query with a common term makes every chunk of
-        # the corpus a candidate.
+        # LexicalCandidate in Python.
         return LexicalCandidates.model_validate(
             {
-                "corpus_size": first["size"],
-                "total_length": first["total"],
+                "corpus_size": totals["size"],
+                "total_length": totals["total"],
                 "document_frequencies": document_frequencies,
-                "candidates": [candidates[chunk] for chunk in sorted(candidates)],
+                "candidate_terms": chosen,
+                "candidates": [
+                    {
+                        "chunk_id": chunk,
+                        "length": length,
+                        "term_frequencies": {
+                            term: count for term, count in zip(wanted, counts, strict=True) if count
+                        },
+                    }
+                    for chunk, length, counts in rows
+                ],
             }
         )
 
     async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
         """Remove the source's chunks and their terms; returns how many chunks."""
         async with self._pool.acquire() as conn, conn.transaction():
+            await self._lock_statistics(conn, tenant_id)
             return await self._delete_where(
                 conn,
                 tenant_id,
@@ -479,7 +621,8 @@ class PostgresChunkStore(NamesOnlyStore):
     async def _delete_where(
         self, conn: Any, tenant_id: TenantId, condition: str, *arguments: Any
     ) -> int:
-        """Delete the tenant's chunks matching ``condition`` and their term rows."""
+        """Delete the tenant's chunks matching ``condition``, their term rows and their part
+        of the statistics; the caller holds the tenant's statistics lock."""
         deleted = [
             row["id"]
             for row in await conn.fetch(
@@ -490,7 +633,24 @@ class PostgresChunkStore(NamesOnlyStore):
         ]
         if deleted:
             await conn.execute(
-                f"DELETE FROM {self._terms} WHERE tenant_id = $1 AND chunk_id = ANY($2::text[])",
+                f"""
+                WITH gone AS (
+                    DELETE FROM {self._terms}
+                    WHERE tenant_id = $1 AND chunk_id = ANY($2::text[])
+                    RETURNING terms, length
+                ), holders AS (
+                    SELECT {_STAT_KEY_SQL.format("substr(term, 5)")} AS key, count(*) AS chunks
+                    FROM gone, unnest(gone.terms) AS term
+                    GROUP BY 1
+                ), counted AS (
+                    UPDATE {self._stats} AS s SET chunks = s.chunks - holders.chunks
+                    FROM holders WHERE s.tenant_id = $1 AND s.term_key = holders.key
+                )
+                UPDATE {self._corpus}
+                SET chunks = chunks - (SELECT count(*) FROM gone),
+                    length = length - (SELECT coalesce(sum(length), 0) FROM gone)
+                WHERE tenant_id = $1
+                """,
                 tenant_id,
                 deleted,
             )
@@ -501,4 +661,8 @@ class PostgresChunkStore(NamesOnlyStore):
         # Term rows are keyed by chunk id first, so they are found through the deleted
         # chunks' ids rather than by a scan of every tenant's term rows.
         async with self._pool.acquire() as conn, conn.transaction():
-            return await self._delete_where(conn, tenant_id, "true")
+            await self._lock_statistics(conn, tenant_id)
+            removed = await self._delete_where(conn, tenant_id, "true")
+            await conn.execute(f"DELETE FROM {self._stats} WHERE tenant_id = $1", tenant_id)
+            await conn.execute(f"DELETE FROM {self._corpus} WHERE tenant_id = $1", tenant_id)
+            return removed

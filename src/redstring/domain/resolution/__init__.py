@@ -3,7 +3,7 @@
 Two records of one type are compared field by field; each field lands on a named level of its
 ladder and adds that level's weight in bits (``log2(m/u)``). The sum decides: merge, possible
 match for review, or a new entity (:func:`decide`). Nothing here does I/O; the ingest layer
-finds candidates by blocking key and records decisions as events (ADR 0019).
+finds candidates by blocking key and records decisions as events (ADR 0022).
 """
 
 from redstring.domain.resolution.fields import DEFAULT_FIELD_KINDS

@@ -41,7 +41,7 @@ DEFAULT_MERGE_THRESHOLD = 12.5
 
 Two identical two-word names with nothing else to compare score 12.8 bits before term
 frequency, so they merge unless the name is common in the batch; a date of birth or an
-identifier that disagrees (about -8.4 and -9 bits) keeps them apart. See ADR 0019.
+identifier that disagrees (about -8.4 and -9 bits) keeps them apart. See ADR 0022.
 """
 
 DEFAULT_POSSIBLE_THRESHOLD = 8.0

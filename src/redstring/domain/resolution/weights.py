@@ -7,7 +7,7 @@ replaced by the value's frequency in the tenant's data when :class:`Frequencies`
 
 The defaults below are priors from record-linkage practice, written for data of people and
 organisations with the usual noise; they are module constants so a reader can see all of them
-at once (ADR 0019 explains the choices).
+at once (ADR 0022 explains the choices).
 """
 
 from __future__ import annotations

@@ -1,0 +1,206 @@
+"""Retrieval quality on the Velmar corpus: recall@5 per question kind, per signal and fused.
+
+Run with ``uv run --frozen --no-sync python -m benchmarks.retrieval_quality`` (the gold set,
+``benchmarks/questions/gold.json``); ``--questions benchmarks/questions/heldout.json`` scores
+the held-out set the same way, and any file of the same shape can be scored. Offline: the
+corpus ships in the package and the embedding model is the bundled static one.
+
+The stores hold the corpus as a perfect extraction and resolution would leave them
+(``benchmarks/gold_world.py``), so the numbers measure retrieval alone. Each question names
+its answer entities (gold ids) and its supporting passages (document and sentence). For each
+configuration it reports, per kind and overall:
+
+* passage recall@5: the share of a question's supporting sentences that lie in one of the
+  top 5 passages of their document (a sentence cut by a chunk boundary counts when its
+  first or last 50 characters do), averaged over questions;
+* entity recall@5: the share of a question's answer entities among the top 5 entities.
+
+Configurations: each signal alone (``RetrievalSettings.signals``; the graph needs seeds, so
+it runs seeded by entity vectors), then all of them fused, with the library's defaults
+(``k=5``, ``depth=1``). Entities found through passages (``mentions``) count for every
+configuration, because that is how a passage-only signal yields entities.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.gold_world import GoldWorld, write_gold_world
+from redstring.chunks.adapters.memory import InMemoryChunkStore
+from redstring.corpus import Corpus, load_corpus
+from redstring.domain.ids import TenantId
+from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+from redstring.graph.adapters.memory import InMemoryGraphStore
+from redstring.retrieval import QueryResult, RetrievalSettings, Retriever
+from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, PASSAGE_VECTOR
+from redstring.vector.adapters.memory import InMemoryVectorStore
+
+TENANT = TenantId("velmar")
+K = 5
+DEFAULT_QUESTIONS = Path(__file__).parent / "questions" / "gold.json"
+KINDS = ("single_hop", "multi_hop", "alias", "list")
+CONFIGURATIONS: dict[str, frozenset[str] | None] = {
+    "entity vectors alone": frozenset({ENTITY_VECTOR}),
+    "passage vectors alone": frozenset({PASSAGE_VECTOR}),
+    "BM25 alone": frozenset({LEXICAL}),
+    "graph (seeded by entity vectors)": frozenset({ENTITY_VECTOR, GRAPH}),
+    "fused (all signals)": None,
+}
+
+
+@dataclass(frozen=True)
+class Support:
+    document: str
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    kind: str
+    text: str
+    answers: tuple[str, ...]
+    support: tuple[Support, ...]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def load_questions(path: Path, corpus: Corpus) -> list[Question]:
+    """Questions from ``path``, each checked against the corpus (sentences, answer ids)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    known = {entity.id for entity in corpus.entities}
+    questions = []
+    for row in data["questions"]:
+        support = tuple(Support(s["document"], s["sentence"]) for s in row["support"])
+        for item in support:
+            if _flat(item.sentence) not in _flat(corpus.document(item.document).text):
+                raise ValueError(f"{row['id']}: {item.sentence!r} is not in {item.document}")
+        unknown = set(row["answers"]) - known
+        if unknown or row["kind"] not in KINDS or not support:
+            raise ValueError(f"{row['id']}: unknown answers {unknown} or kind {row['kind']!r}")
+        questions.append(
+            Question(row["id"], row["kind"], row["question"], tuple(row["answers"]), support)
+        )
+    return questions
+
+
+def _covers(passage_text: str, sentence: str) -> bool:
+    text, wanted = _flat(passage_text), _flat(sentence)
+    return wanted in text or wanted[:50] in text or wanted[-50:] in text
+
+
+def passage_recall(result: QueryResult, question: Question) -> float:
+    top = result.passages[:K]
+    found = sum(
+        any(p.source_id == s.document and _covers(p.text, s.sentence) for p in top)
+        for s in question.support
+    )
+    return found / len(question.support)
+
+
+def entity_recall(result: QueryResult, question: Question, world: GoldWorld) -> float:
+    top = {world.gold_ids.get(found.entity.id) for found in result.entities[:K]}
+    return sum(answer in top for answer in question.answers) / len(question.answers)
+
+
+async def evaluate(questions: Sequence[Question]) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per configuration, per kind (and ``all``): mean passage and entity recall@5."""
+    corpus = load_corpus()
+    embeddings = LocalStaticEmbeddingProvider.bundled()
+    graph = InMemoryGraphStore()
+    vectors = InMemoryVectorStore(dimension=embeddings.dimension)
+    passages = InMemoryVectorStore(dimension=embeddings.dimension)
+    chunks = InMemoryChunkStore()
+    world = await write_gold_world(
+        corpus,
+        TENANT,
+        graph=graph,
+        vectors=vectors,
+        passages=passages,
+        chunks=chunks,
+        embeddings=embeddings,
+    )
+    table: dict[str, dict[str, tuple[float, float]]] = {}
+    for label, signals in CONFIGURATIONS.items():
+        retriever = Retriever(
+            graph=graph,
+            vectors=vectors,
+            chunks=chunks,
+            embeddings=embeddings,
+            passage_vectors=passages,
+            settings=RetrievalSettings(signals=signals),
+        )
+        by_kind: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for question in questions:
+            result = await retriever.query(TENANT, question.text, k=K)
+            scores = (passage_recall(result, question), entity_recall(result, question, world))
+            by_kind[question.kind].append(scores)
+            by_kind["all"].append(scores)
+        table[label] = {
+            kind: (
+                statistics.fmean(s[0] for s in rows),
+                statistics.fmean(s[1] for s in rows),
+            )
+            for kind, rows in by_kind.items()
+        }
+    print(
+        f"corpus: {len(corpus.documents)} documents, {len(world.chunks)} passages "
+        f"({len(corpus.entities)} entities, {len(corpus.relationships)} relationships); "
+        f"embeddings {embeddings.model}"
+    )
+    return table
+
+
+def render(table: dict[str, dict[str, tuple[float, float]]], questions: Sequence[Question]) -> str:
+    counts = {kind: sum(q.kind == kind for q in questions) for kind in KINDS}
+    kinds = [kind for kind in KINDS if counts[kind]] + ["all"]
+    counts["all"] = len(questions)
+    header = "| configuration | " + " | ".join(f"{k} ({counts[k]})" for k in kinds) + " |"
+    lines = [
+        "recall@5, passages / answer entities",
+        header,
+        "| --- |" + " ---: |" * len(kinds),
+    ]
+    for label, by_kind in table.items():
+        cells = [f"{by_kind[k][0]:.2f} / {by_kind[k][1]:.2f}" for k in kinds]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    fused = table["fused (all signals)"]
+    singles = {label: row for label, row in table.items() if label != "fused (all signals)"}
+    if "multi_hop" in fused:
+        beaten = [
+            label
+            for label, row in singles.items()
+            if sum(fused["multi_hop"]) <= sum(row["multi_hop"])
+        ]
+        lines.append(
+            "fused beats every single configuration on multi-hop (passages + entities): "
+            + ("yes" if not beaten else f"no, not {beaten}")
+        )
+    lines.append(
+        f"fused overall: passages {fused['all'][0]:.2f}, entities {fused['all'][1]:.2f} "
+        "(target >= 0.90 each)"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    arguments = parser.parse_args()
+    questions = load_questions(arguments.questions, load_corpus())
+    table = asyncio.run(evaluate(questions))
+    print(f"questions: {arguments.questions} ({len(questions)})")
+    print(render(table, questions))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+"""Settings to a running ``KnowledgeGraph``: the command's composition, done once.
+
+The embedded default is PostgreSQL under the data directory (:mod:`redstring.cli.embedded`),
+the local offline embedding model and the offline extractor. ``--llm-base-url`` swaps the
+extractor for one model call per passage through the resilient provider; ``--postgres-dsn``,
+``--neo4j-uri`` and ``--redis-url`` name other stores; ``--backend memory`` keeps everything
+in this process. Optional parts are imported only when a command needs them, so a missing
+extra fails that command with one line saying what to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from redstring.cli import embedded
+from redstring.cli.errors import ConfigError, UnavailableError
+from redstring.cli.settings import Settings
+from redstring.composition.knowledge_graph import KnowledgeGraph
+from redstring.ports.cache import Cache
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.extractor import Extractor
+from redstring.ports.llm_provider import LlmProvider
+
+__all__ = ["Runtime", "describe_extractor", "open_graph"]
+
+OFFLINE_EXTRACTOR = ("redstring.extraction.adapters.spacy", "SpacyExtractor")
+SWITCH_TO_LLM = (
+    "for model extraction pass --llm-base-url URL --llm-model NAME (Ollama: "
+    "http://localhost:11434/v1), or set REDSTRING_LLM_BASE_URL / REDSTRING_LLM_MODEL"
+)
+
+
+@dataclass
+class Runtime:
+    """What a command holds while it runs: the graph and how it was built."""
+
+    graph: KnowledgeGraph
+    extractor: Extractor | None
+    llm: LlmProvider | None
+    where: str
+
+
+def _load(module: str, name: str, purpose: str, hint: str = "") -> Any:
+    """``module.name``, or :class:`UnavailableError` saying what is missing (and ``hint``)."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        suffix = f"; {hint}" if hint else ""
+        raise UnavailableError(
+            f"{purpose} is not available ({module}.{name}: {error}){suffix}"
+        ) from error
+
+
+def _llm_provider(settings: Settings, cache: Cache) -> LlmProvider:
+    if not settings.llm_model:
+        raise ConfigError(
+            "--llm-base-url needs --llm-model (or REDSTRING_LLM_MODEL): the model name the "
+            "server knows, e.g. qwen3:8b for Ollama or gpt-4o-mini for OpenAI"
+        )
+    assert settings.llm_base_url is not None
+    try:
+        from redstring.llm.adapters.langchain import LangChainLlmProvider
+        from redstring.llm.resilience import (
+            CircuitBreakerPolicy,
+            ResilientLlmProvider,
+            RetryPolicy,
+        )
+    except ImportError as error:
+        raise UnavailableError(
+            f"--llm-base-url needs the 'llm' extra (langchain-openai): {error}"
+        ) from error
+    inner = LangChainLlmProvider.from_openai_compatible(
+        settings.llm_base_url,
+        settings.llm_model,
+        provider=provider_name(settings.llm_base_url),
+        api_key=settings.llm_api_key,
+    )
+    return ResilientLlmProvider(
+        inner,
+        cache,
+        retry=RetryPolicy(attempts=3),
+        circuit_breaker=CircuitBreakerPolicy(
+            failures=5, within_seconds=60.0, cooldown_seconds=30.0
+        ),
+    )
+
+
+def provider_name(base_url: str) -> str:
+    """The provider part of the model's provenance, guessed from the server's address."""
+    host = urlsplit(base_url).netloc.lower()
+    if host.endswith("openai.com"):
+        return "openai"
+    if host.endswith(":11434"):
+        return "ollama"
+    if host.endswith(":8000"):
+        return "vllm"
+    return "openai-compatible"
+
+
+def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
+    """The extractor the settings choose.
+
+    ``extractor`` unset or ``auto``: the LLM extractor when a model server is configured,
+    else the offline one; ``offline`` or ``llm`` force one; ``package.module:factory`` calls
+    ``factory()`` from your own code (an adapter of the Extractor port).
+    """
+    choice = settings.extractor or "auto"
+    if ":" in choice:
+        module, _, name = choice.partition(":")
+        factory = _load(module, name, purpose=f"the extractor {choice}")
+        built = factory()
+        if not isinstance(built, Extractor):
+            raise ConfigError(
+                f"--extractor {choice} returned {type(built).__name__}, which is not an "
+                "Extractor (a `model` property and `async extract(text, schema)`)"
+            )
+        return built
+    if choice not in {"auto", "offline", "llm"}:
+        raise ConfigError(
+            f"--extractor {choice!r} is not one of: auto, offline, llm, or package.module:factory"
+        )
+    if choice == "llm" and llm is None:
+        raise ConfigError("--extractor llm needs --llm-base-url and --llm-model")
+    if llm is not None and choice != "offline":
+        from redstring.extraction.llm import LlmExtractor
+
+        return LlmExtractor(llm)
+    cls = _load(
+        *OFFLINE_EXTRACTOR,
+        purpose="the offline extractor (the 'nlp' extra)",
+        hint=SWITCH_TO_LLM,
+    )
+    offline: Extractor = cls()
+    return offline
+
+
+def describe_extractor(extractor: Extractor | None) -> str:
+    """One line naming the extractor that ran, for summaries and ``demo``."""
+    if extractor is None:
+        return "no extractor"
+    return f"{type(extractor).__name__} ({extractor.model})"
+
+
+def _local_embeddings() -> EmbeddingProvider:
+    try:
+        from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+    except ImportError as error:
+        raise UnavailableError(
+            f"the local embedding model needs the 'embeddings' extra: {error}"
+        ) from error
+    try:
+        return LocalStaticEmbeddingProvider.bundled()
+    except ImportError as error:
+        raise UnavailableError(
+            f"the local embedding model needs the 'embeddings' extra: {error}"
+        ) from error
+
+
+def _neo4j_target(uri: str) -> tuple[str, tuple[str, str] | None]:
+    """Split ``neo4j://user:password@host:7687`` into a URI without credentials and auth."""
+    parts = urlsplit(uri)
+    if parts.username is None:
+        return uri, None
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    auth = (unquote(parts.username), unquote(parts.password or ""))
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), auth
+
+
+def _kwargs_accepted(function: Any, candidates: dict[str, Any]) -> dict[str, Any]:
+    """The subset of ``candidates`` that ``function`` takes (optional parts of the facade)."""
+    parameters = inspect.signature(function).parameters
+    return {name: value for name, value in candidates.items() if name in parameters}
+
+
+@asynccontextmanager
+async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncIterator[Runtime]:
+    """The ``KnowledgeGraph`` the settings describe, closed (with every store) on exit.
+
+    ``extract`` builds the extractor (only ``ingest`` and ``demo`` need one; building the
+    offline pipeline costs about a second).
+    """
+    async with AsyncExitStack() as stack:
+        cache: Cache
+        if settings.redis_url:
+            from redstring.cache.adapters.redis import RedisCache
+
+            cache = RedisCache.from_url(settings.redis_url)
+            stack.push_async_callback(cache.close)
+        else:
+            from redstring.cache.adapters.memory import MemoryCache
+
+            cache = MemoryCache()
+        llm = _llm_provider(settings, cache) if settings.llm_base_url else None
+        extractor = build_extractor(settings, llm) if extract else None
+        embeddings = _local_embeddings()
+        # ``llm`` (for cited answers) arrives with retrieval; passed once the facade takes it.
+        options = _kwargs_accepted(
+            KnowledgeGraph.__init__,
+            {"extractor": extractor, "cache": cache, "llm": llm},
+        )
+        if settings.backend == "memory":
+            if settings.neo4j_uri:
+                raise ConfigError("--neo4j-uri needs --backend postgres (the default)")
+            graph = KnowledgeGraph.in_memory(embeddings=embeddings, **options)
+            where = "memory (this process only; nothing is kept)"
+        else:
+            dsn = settings.postgres_dsn or embedded.start(settings.data_dir)
+            where = (
+                f"embedded PostgreSQL in {embedded.pgdata_of(settings.data_dir)}"
+                if settings.embedded
+                else "PostgreSQL at " + _safe_dsn(dsn)
+            )
+            if settings.neo4j_uri:
+                graph = await _with_neo4j(stack, dsn, settings.neo4j_uri, embeddings, options)
+                where += " + Neo4j graph"
+            else:
+                graph = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
+        stack.push_async_callback(graph.close)
+        yield Runtime(graph=graph, extractor=extractor, llm=llm, where=where)
+
+
+async def _with_neo4j(
+    stack: AsyncExitStack,
+    dsn: str,
+    neo4j_uri: str,
+    embeddings: EmbeddingProvider,
+    options: dict[str, Any],
+) -> KnowledgeGraph:
+    """The PostgreSQL stores of ``on_postgres`` with the graph in Neo4j instead."""
+    from redstring.graph.adapters.neo4j import Neo4jGraphStore
+
+    on_postgres = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
+    stack.push_async_callback(on_postgres.close)
+    uri, auth = _neo4j_target(neo4j_uri)
+    graph_store = await Neo4jGraphStore.connect(uri, auth)
+    stack.push_async_callback(graph_store.close)
+    # Every store but the graph comes from on_postgres (passage vectors too, where the
+    # facade has them), so the two compositions cannot drift apart.
+    stores = _kwargs_accepted(
+        KnowledgeGraph.__init__,
+        {
+            "vectors": on_postgres.vectors,
+            "chunks": on_postgres.chunks,
+            "events": on_postgres.events,
+            "passage_vectors": getattr(on_postgres, "passage_vectors", None),
+        },
+    )
+    return KnowledgeGraph(graph=graph_store, embeddings=embeddings, **stores, **options)
+
+
+def _safe_dsn(dsn: str) -> str:
+    from redstring.cli.settings import mask
+
+    return mask(dsn)

@@ -1,0 +1,60 @@
+"""Running the real ``redstring`` command in-process (Typer's runner), isolated from the
+user's own settings: an explicit empty config file and no ``REDSTRING_*`` setting from the
+environment unless a test passes one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from redstring.cli.commands import app
+
+EXTRACTOR = "tests.unit.cli.names_extractor:CapitalisedNames"
+SETTING_VARIABLES = tuple(
+    f"REDSTRING_{name}"
+    for name in (
+        "BACKEND", "POSTGRES_DSN", "NEO4J_URI", "REDIS_URL", "LLM_BASE_URL", "LLM_MODEL",
+        "LLM_API_KEY", "DATA_DIR", "EXTRACTOR", "CONFIG",
+    )
+)  # fmt: skip
+
+
+class CliResult:
+    """What one command run printed and how it exited."""
+
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code = exit_code
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __repr__(self) -> str:
+        return f"exit {self.exit_code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+def invoke(
+    args: tuple[str, ...],
+    *,
+    config_file: Path,
+    env: dict[str, str] | None = None,
+    options: dict[str, str] | None = None,
+) -> CliResult:
+    """Run ``redstring ARGS... --OPTION VALUE... --config CONFIG_FILE`` in this process."""
+    argv = list(args)
+    for name, value in (options or {}).items():
+        argv += [f"--{name.replace('_', '-')}", value]
+    if args and args[0] not in {"--version", "--help"}:
+        argv += ["--config", str(config_file)]
+    clean: dict[str, str | None] = dict.fromkeys(SETTING_VARIABLES)
+    clean.update(env or {})
+    result = CliRunner().invoke(app, argv, env=clean, catch_exceptions=False)
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+def clean_environment(extra: dict[str, str]) -> dict[str, str]:
+    """``os.environ`` without REDSTRING_* settings, plus ``extra`` (for subprocesses)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in SETTING_VARIABLES}
+    env.update(extra)
+    return env
