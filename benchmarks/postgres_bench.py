@@ -18,7 +18,7 @@ at exit.
    is asked (the corpus's 100 most frequent words, about what an English list holds). The
    last row measures what such a list in ``query_terms`` would buy; the library has none.
    Each kind runs with the default posting budget and with none (the contract before ADR
-   0019, the baseline of the same run), over the same questions, and reports how much of the
+   0020, the baseline of the same run), over the same questions, and reports how much of the
    unbounded top 10 the budget keeps.
 
 ``--only chunks`` (or ``vectors``, ``graph``) runs one section.
