@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError
@@ -18,6 +20,64 @@ TENANT = TenantId("tenant-a")
 class TestMemoryVectorStore(VectorStoreCompliance):
     async def new_store(self) -> VectorStore:
         return InMemoryVectorStore(dimension=self.DIMENSION)
+
+
+class TestMemoryVectorStoreThroughTheMatrix(VectorStoreCompliance):
+    """Every tenant searched through numpy's matrix product, however small."""
+
+    async def new_store(self) -> VectorStore:
+        return InMemoryVectorStore(dimension=self.DIMENSION, vectorised=True, vectorise_from=1)
+
+
+class TestMemoryVectorStoreInPurePython(VectorStoreCompliance):
+    """No numpy: the plain scan, as an install without the embeddings extra runs it."""
+
+    async def new_store(self) -> VectorStore:
+        return InMemoryVectorStore(dimension=self.DIMENSION, vectorised=False)
+
+
+class TestTheMatrixAnswersLikeTheScan:
+    """Same records, same queries: the matrix path returns the scan's matches and scores."""
+
+    @pytest.mark.parametrize("seed", range(5))
+    async def test_search_results_are_identical(self, seed: int) -> None:
+        rng = random.Random(seed)
+        matrix = InMemoryVectorStore(dimension=6, vectorised=True, vectorise_from=1)
+        scan = InMemoryVectorStore(dimension=6, vectorised=False)
+        # Few distinct directions, so many exact ties straddle the k-th place.
+        directions = [[rng.choice([-1.0, 0.0, 0.5, 1.0]) for _ in range(6)] for _ in range(9)]
+        directions = [d for d in directions if any(d)]
+        for number in range(300):
+            record = VectorRecord(
+                entity_id=random_entity_id(),
+                vector=[x * rng.choice([1.0, 2.5, 1e-3]) for x in rng.choice(directions)],
+                metadata={"entity_type": rng.choice(["Person", "Place"])} if number % 3 else {},
+            )
+            for store in (matrix, scan):
+                await store.upsert(TENANT, record)
+        await matrix.upsert(
+            TenantId("other"), VectorRecord(entity_id=random_entity_id(), vector=[1.0] * 6)
+        )
+        await scan.upsert(
+            TenantId("other"), VectorRecord(entity_id=random_entity_id(), vector=[1.0] * 6)
+        )
+        ids = [record.entity_id for record in await scan.search(TENANT, [1.0] * 6, k=1000)]
+        for _ in range(20):
+            # Writes between searches: a moved vector and a deleted record must show at once.
+            moved = VectorRecord(entity_id=rng.choice(ids), vector=rng.choice(directions))
+            gone = rng.choice(ids)
+            for store in (matrix, scan):
+                await store.upsert(TENANT, moved)
+                await store.delete(TENANT, gone)
+            query = [rng.uniform(-1, 1) for _ in range(6)]
+            options = {
+                "k": rng.choice([0, 1, 5, 40, 400]),
+                "entity_types": rng.choice([None, ["Person"], []]),
+                "min_score": rng.choice([None, 0.5, 0.9]),
+            }
+            assert await matrix.search(TENANT, query, **options) == await scan.search(
+                TENANT, query, **options
+            )
 
 
 class TestDimensionIsComparedByValue:
@@ -95,3 +155,21 @@ class TestMemoryVectorStoreSpecifics:
             await bound.upsert(TENANT, record)
         await store.close()
         assert await store.get(TENANT, record.entity_id) == record
+
+    @pytest.mark.parametrize("seed", range(8))
+    async def test_near_duplicates_are_ordered_by_their_exact_scores(self, seed: int) -> None:
+        """Vectors a thousandth apart score alike in float32; the exact rescoring still
+        picks and orders them as the scan does (with no error margin this fails)."""
+        rng = random.Random(seed)
+        base = [rng.uniform(-1, 1) for _ in range(16)]
+        matrix = InMemoryVectorStore(dimension=16, vectorised=True, vectorise_from=1)
+        scan = InMemoryVectorStore(dimension=16, vectorised=False)
+        for _ in range(200):
+            record = VectorRecord(
+                entity_id=random_entity_id(), vector=[x + rng.gauss(0, 1e-3) for x in base]
+            )
+            for store in (matrix, scan):
+                await store.upsert(TENANT, record)
+        for k in (1, 3, 10):
+            query = [x + rng.gauss(0, 1e-3) for x in base]
+            assert await matrix.search(TENANT, query, k=k) == await scan.search(TENANT, query, k=k)
