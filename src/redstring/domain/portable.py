@@ -11,6 +11,7 @@ and the rule.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated
 
@@ -48,6 +49,16 @@ def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
 
     Raises :class:`InvalidArgumentError` naming the offending value otherwise.
     """
+    # One C-speed pass decides the common case (every value is fine); the walk below only
+    # runs to find and name the offender.
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError):
+        _walk_json(value, what=what)
+    return value
+
+
+def _walk_json(value: JsonValue, *, what: str) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise InvalidArgumentError(
             f"{what} holds {value!r}: JSON has no NaN or infinity; store null or a string"
@@ -57,11 +68,10 @@ def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
     elif isinstance(value, dict):
         for key, item in value.items():
             _check_json_string(key, what=f"{what} key")
-            check_json(item, what=what)
+            _walk_json(item, what=what)
     elif isinstance(value, list):
         for item in value:
-            check_json(item, what=what)
-    return value
+            _walk_json(item, what=what)
 
 
 def _check_json_string(value: str, *, what: str) -> None:

@@ -3,7 +3,9 @@
 It passes ``redstring.testing.event_log.EventLogCompliance`` unchanged. Beyond the port:
 
 * Events are copied on the way in and on the way out, so neither the caller's objects nor
-  the returned ones alias stored state.
+  the returned ones alias stored state. A payload is kept as its JSON text as well, and each
+  copy handed out decodes that text: several times faster than a deep copy, and the same
+  value, since a payload is JSON.
 * An event id is unique within a tenant: appending an id the tenant already holds in
   *another* stream raises ``ValueError`` rather than storing it twice, and so does a batch
   naming one new id twice. An empty batch writes nothing and returns ``[]``.
@@ -15,7 +17,7 @@ It passes ``redstring.testing.event_log.EventLogCompliance`` unchanged. Beyond t
 
 from __future__ import annotations
 
-import copy
+import json
 from bisect import bisect_right
 from collections.abc import Sequence
 from types import TracebackType
@@ -43,6 +45,7 @@ class InMemoryEventLog:
         self._streams: dict[tuple[TenantId, str], list[StoredEvent]] = {}
         self._by_id: dict[tuple[TenantId, EventId], StoredEvent] = {}
         self._checkpoints: dict[tuple[TenantId, str], int] = {}
+        self._texts: dict[tuple[TenantId, EventId], str] = {}
         self._last_position = 0
 
     async def append(
@@ -74,25 +77,27 @@ class InMemoryEventLog:
                 stream=stream, expected=expected_version, actual=len(current)
             )
         # Every event is built, and so validated, before anything is written: atomic.
+        texts = [json.dumps(item.payload) for item in events]
         stored = [
             StoredEvent(
                 event_id=item.event_id,
                 type=item.type,
-                payload=copy.deepcopy(item.payload),
+                payload=json.loads(text),
                 stream=stream,
                 stream_version=len(current) + offset,
                 position=self._last_position + offset,
             )
-            for offset, item in enumerate(events, start=1)
+            for offset, (item, text) in enumerate(zip(events, texts, strict=True), start=1)
         ]
         if not stored:
             return []
         self._last_position = stored[-1].position
         self._log.setdefault(tenant_id, []).extend(stored)
         self._streams.setdefault((tenant_id, stream), []).extend(stored)
-        for item in stored:
+        for item, text in zip(stored, texts, strict=True):
             self._by_id[(tenant_id, item.event_id)] = item
-        return _copies(stored)
+            self._texts[(tenant_id, item.event_id)] = text
+        return self._copies(tenant_id, stored)
 
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
@@ -107,7 +112,7 @@ class InMemoryEventLog:
         log = self._log.get(tenant_id, [])
         start = bisect_right(log, after, key=lambda item: item.position)
         end = None if limit is None else start + limit
-        return _copies(log[start:end])
+        return self._copies(tenant_id, log[start:end])
 
     async def read_stream(
         self, tenant_id: TenantId, stream: str, *, after_version: int = 0
@@ -116,7 +121,7 @@ class InMemoryEventLog:
         stream_name(stream)
         log_integer(after_version, what="after_version")
         events = self._streams.get((tenant_id, stream), [])
-        return _copies(events[after_version:])
+        return self._copies(tenant_id, events[after_version:])
 
     async def stream_version(self, tenant_id: TenantId, stream: str) -> int:
         """How many events the tenant's stream holds (0 for a new stream)."""
@@ -144,6 +149,7 @@ class InMemoryEventLog:
             del self._checkpoints[named]
         for item in erased:
             del self._by_id[(tenant_id, item.event_id)]
+            self._texts.pop((tenant_id, item.event_id), None)
         return len(erased)
 
     async def close(self) -> None:
@@ -159,6 +165,20 @@ class InMemoryEventLog:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    def _copies(self, tenant_id: TenantId, events: Sequence[StoredEvent]) -> list[StoredEvent]:
+        """Fresh copies of ``events``: the fields are immutable values but the payload, which
+        is decoded anew from its stored text."""
+        copies = []
+        for item in events:
+            text = self._texts.get((tenant_id, item.event_id))
+            if text is None:  # stored by a subclass that bypassed append: copy the slow way
+                copies.append(item.model_copy(deep=True))
+                continue
+            fresh = item.model_copy()
+            fresh.__dict__["payload"] = json.loads(text)
+            copies.append(fresh)
+        return copies
 
     def _replay(
         self,
@@ -180,7 +200,7 @@ class InMemoryEventLog:
                 f"{', '.join(map(repr, elsewhere))}, not {stream!r}: an event id belongs to "
                 "one stream"
             )
-        return _copies(known)
+        return self._copies(tenant_id, known)
 
 
 def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
@@ -192,6 +212,3 @@ def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
             )
         seen.add(item.event_id)
 
-
-def _copies(events: Sequence[StoredEvent]) -> list[StoredEvent]:
-    return [item.model_copy(deep=True) for item in events]
