@@ -44,6 +44,8 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
     Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
     Confinement(packages=("spacy",), directories=("extraction/adapters",)),
+    # String similarity: an algorithm, not a client; still, its users are named (ADR 0022).
+    Confinement(packages=("rapidfuzz",), directories=("domain/resolution", "extraction")),
     # The command line: an application with its own terminal, document readers and the
     # embedded PostgreSQL; none of it is the library's business.
     Confinement(packages=("typer", "click"), directories=("cli",)),

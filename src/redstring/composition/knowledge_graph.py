@@ -21,6 +21,7 @@ from pydantic import JsonValue
 from redstring.domain.history import TenantHistory
 from redstring.domain.ids import EntityId, SourceId, TenantId, source_id, tenant_id
 from redstring.domain.schema import DEFAULT_SCHEMA, Schema
+from redstring.ingest.evidence_resolver import EvidenceResolver
 from redstring.ingest.records import parse_jsonl, split_and_check
 from redstring.ingest.reports import (
     DeleteReport,
@@ -33,7 +34,7 @@ from redstring.ingest.reports import (
     SnapshotEntity,
     SourceInfo,
 )
-from redstring.ingest.resolution import ExactNameResolver, Resolver
+from redstring.ingest.resolution import Resolver
 from redstring.ingest.service import GraphWriter, IngestSettings
 from redstring.ports.cache import Cache
 from redstring.ports.chunk_store import ChunkStore
@@ -80,7 +81,7 @@ class KnowledgeGraph:
         self.cache = cache
         self.schema = schema
         self.settings = settings or IngestSettings()
-        self.resolver: Resolver = resolver or ExactNameResolver()
+        self.resolver: Resolver = resolver or EvidenceResolver()
         self.passage_vectors = passage_vectors
         self.llm = llm
         self._projector = Projector(

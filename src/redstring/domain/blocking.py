@@ -4,40 +4,70 @@ Resolution never compares a new mention with every entity of a tenant. It derive
 reads the entities indexed under any of them in one batched store call, and scores only those
 candidates. Keys are namespaced by entity type, so a person and a city never block together.
 
-Three families of key are derived from the normalised name:
+Every key is built from the name's :class:`~redstring.domain.name_forms.NameForm`: accents
+folded, honorifics ("Dr."), legal suffixes ("Ltd") and joining words ("of") left out, and
+nicknames mapped to the name they shorten ("Bob" -> "robert"). The families:
 
-* ``n:`` the whole normalised name ("acme corp" for "ACME Corp.");
-* ``s:`` the tokens sorted, so word order does not matter ("john smith" for "Smith, John");
-* ``p:`` a Soundex code per significant token, so spelling variants meet ("Jon"/"John").
+* ``n:`` the whole normalised name ("the acme corp" for "The ACME Corp.");
+* ``s:`` the significant tokens, nicknames mapped, sorted, so word order, titles and "Bob" for
+  "Robert" do not matter ("robert smith" for "Smith, Bob"); names of three or more tokens
+  also give the same key with one token left out, so a middle name may come and go;
+* ``p:`` the Soundex codes of those tokens, sorted, so spelling variants meet ("Jon Smyth");
+* ``i:`` / ``j:`` the last token's Soundex code with the first token's initial, and the
+  first's code with the last's initial, so "A. Okafor", "Okafor, A." and "Amara Okafor"
+  meet. One-sided: every name is stored under ``i:``, a name holding an initial also under
+  ``j:``; a name with an initial looks up ``i:``, a full name only ``j:``;
+* ``k:`` the last token's Soundex code with the first two letters of the first token, and
+  the other way round, so a misspelt given name still meets ("Fatimma Tayylor" and "Faima
+  Taylor" share ``k:T460 fa``);
+* ``a:`` the acronym of a name of three or more tokens, and a short single token itself, so
+  "International Business Machines" meets "IBM";
+* ``f:`` and ``o:`` let a one-token name ("Westgate", "Okafor") meet the longer names it
+  begins or ends ("Westgate Foods Ltd", "Amara Okafor"). They are one-sided: a longer name is
+  *stored* under ``f:`` with its first and its last token and *looks up* ``o:`` with them; a
+  one-token name is stored under ``o:`` and looks up ``f:``. So a full name never reads the
+  broad bucket of every name sharing one token; only a one-token mention, which is ambiguous
+  anyway, does (:func:`lookup_keys`).
+
+Records also block on their most decisive attributes (:func:`attribute_keys`): ``d:`` a full
+date of birth and ``x:`` an identifier, e-mail or phone number, so that a record whose name is
+badly misspelt still meets its duplicates when those agree.
+
+Every name key holds at least two tokens' worth of information, except for one-token names: a key
+holding one common token ("smith") would grow with the tenant and make resolution cost grow
+with it. A name yields at most :data:`MAX_KEYS_PER_NAME` keys.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from collections.abc import Mapping
+from functools import lru_cache
 
-from redstring.domain.errors import EmptyTextError
+from pydantic import JsonValue
 
-_NON_WORD = re.compile(r"[\W_]+")
+from redstring.domain.name_forms import NameForm, name_form, normalise_name
+from redstring.domain.resolution.fields import DEFAULT_FIELD_KINDS, field_of, normalise_value
+from redstring.domain.resolution.weights import FieldKind
 
-# Latin letters that NFKD leaves whole; folded by hand so "Łódź" meets "Lodz".
-_LATIN_FOLDS = str.maketrans(
-    {
-        "ł": "l",
-        "ø": "o",
-        "đ": "d",
-        "ð": "d",
-        "ħ": "h",
-        "\u0131": "i",
-        "æ": "ae",
-        "œ": "oe",
-        "þ": "th",
-    }
-)
+__all__ = [
+    "MAX_ATTRIBUTE_KEYS",
+    "MAX_KEYS_PER_NAME",
+    "attribute_keys",
+    "blocking_keys",
+    "lookup_keys",
+    "name_keys",
+    "normalise_name",
+    "soundex",
+]
 
-_STOP_TOKENS = frozenset(
-    {"the", "a", "an", "of", "and", "inc", "ltd", "llc", "corp", "co", "mr", "mrs", "ms", "dr"}
-)
+MAX_KEYS_PER_NAME = 14
+"""The most keys one name yields: n, s, up to three subsets, p, up to three i and three j
+(only names with an initial, which have no subsets of their own beyond one), two k, a, two f."""
+
+_MAX_SUBSETS = 3
+
+MAX_ATTRIBUTE_KEYS = 4
+"""The most attribute keys one record yields (see :func:`attribute_keys`)."""
 
 _SOUNDEX_CODES = {
     **dict.fromkeys("bfpv", "1"),
@@ -49,29 +79,14 @@ _SOUNDEX_CODES = {
 }
 
 
-def normalise_name(name: str) -> str:
-    """Fold ``name`` to lowercase words separated by single spaces.
-
-    Accents are stripped (NFKD) and Latin letters fold to ASCII; letters and digits of other
-    scripts are kept as they are, so a name in any script has keys. Punctuation and
-    underscores become separators. Raises :class:`EmptyTextError` when nothing alphanumeric
-    remains.
-    """
-    decomposed = unicodedata.normalize("NFKD", name)
-    unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    folded = _NON_WORD.sub(" ", unaccented.casefold().translate(_LATIN_FOLDS)).strip()
-    if not folded:
-        raise EmptyTextError(f"name {name!r} has no letters or digits to derive keys from")
-    return folded
-
-
+@lru_cache(maxsize=65536)
 def soundex(token: str) -> str:
     """The four-character American Soundex code of an ASCII token.
 
-    Soundex is defined for the Latin alphabet only: a token of digits, or one holding letters
-    outside ASCII (another script), is returned unchanged.
+    Soundex is defined for the Latin alphabet only: a token holding a digit ("r2d2", "1984")
+    or letters outside ASCII (another script) is returned unchanged.
     """
-    if token.isdigit() or not token.isascii():
+    if not token.isascii() or any(ch.isdigit() for ch in token):
         return token
     letters = [ch for ch in token.lower() if "a" <= ch <= "z"]
     if not letters:
@@ -90,14 +105,105 @@ def soundex(token: str) -> str:
     return "".join(code).ljust(4, "0")
 
 
+def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
+    """The keys of a name form, without the type namespace (``"s:robert smith"``, ...).
+
+    ``lookup`` swaps the one-sided families: the keys to look a name up by, not to store it.
+    """
+    tokens, canonical = form.tokens, form.canonical
+    keys = {f"n:{form.normalised}", f"s:{' '.join(sorted(canonical))}"}
+    if len(canonical) >= 3:
+        # Middle tokens come and go most often; then the first, then the last.
+        order = [*range(1, len(canonical) - 1), 0, len(canonical) - 1]
+        subsets = 0
+        for left_out in order:
+            if not canonical[left_out].isalpha():
+                continue  # numbers distinguish ("Unit 7"): never leave one out
+            rest = canonical[:left_out] + canonical[left_out + 1 :]
+            if sum(len(token) > 1 for token in rest) >= 2:
+                keys.add(f"s:{' '.join(sorted(rest))}")
+                subsets += 1
+                if subsets == _MAX_SUBSETS:
+                    break
+    codes = sorted(soundex(token) for token in canonical if len(token) > 1 or token.isdigit())
+    if len(codes) >= 2 or len(canonical) == 1:
+        keys.add(f"p:{' '.join(codes or canonical)}")
+    numbered = any(ch.isdigit() for token in tokens for ch in token)
+    if len(tokens) >= 2 and not numbered:
+        # A number distinguishes ("Unit 7", "Unit 9"): such names get no key without it.
+        first, last = tokens[0], tokens[-1]
+        initials: set[str] = set()
+        if len(last) > 1:
+            initials.add(f"{soundex(last)} {first[0]}")
+            initials.add(f"{soundex(last)} {canonical[0][0]}")
+        if len(first) > 1:
+            initials.add(f"{soundex(canonical[0])} {last[0]}")
+        # One-sided like f:/o:: every name is stored under i:, a name holding an initial also
+        # under j:. A name with an initial looks up i: (all the names it may abbreviate); a
+        # full name looks up only j: (the abbreviations of itself), never the broad i: bucket.
+        abbreviated = any(len(token) == 1 for token in tokens)
+        if lookup:
+            families: tuple[str, ...] = ("i",) if abbreviated else ("j",)
+        else:
+            families = ("i", "j") if abbreviated else ("i",)
+        keys.update(f"{family}:{suffix}" for family in families for suffix in initials)
+        # Both sides of k: alike: the surname's code and two letters of the given name, narrow
+        # enough to look up from every full name, loose enough for a typo in either.
+        if len(last) > 1 and len(canonical[0]) > 1:
+            keys.add(f"k:{soundex(last)} {canonical[0][:2]}")
+            keys.add(f"k:{soundex(canonical[0])} {last[:2]}")
+    if len(tokens) >= 3 and all(token.isalpha() and len(token) > 1 for token in tokens):
+        keys.add(f"a:{''.join(token[0] for token in tokens)}")
+    elif len(tokens) == 1 and 2 <= len(tokens[0]) <= 5:
+        keys.add(f"a:{tokens[0]}")
+    if len(tokens) == 1:
+        keys.add(f"{'f' if lookup else 'o'}:{canonical[0]}")
+    else:
+        ends = {canonical[0], canonical[-1]}
+        keys.update(f"{'o' if lookup else 'f'}:{token}" for token in ends if len(token) > 1)
+    return keys
+
+
 def blocking_keys(entity_type: str, name: str) -> tuple[str, ...]:
-    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``."""
-    normalised = normalise_name(name)
-    tokens = normalised.split()
-    significant = [token for token in tokens if token not in _STOP_TOKENS] or tokens
-    keys = {
-        f"{entity_type}|n:{normalised}",
-        f"{entity_type}|s:{' '.join(sorted(significant))}",
-    }
-    keys.update(f"{entity_type}|p:{soundex(token)}" for token in significant if len(token) > 1)
+    """The sorted, de-duplicated blocking keys of an entity of ``entity_type`` named ``name``.
+
+    Raises :class:`~redstring.domain.errors.EmptyTextError` for a name without letters or
+    digits. At most :data:`MAX_KEYS_PER_NAME` keys, each prefixed ``"{entity_type}|"``.
+    """
+    keys = name_keys(name_form(name))
+    return tuple(sorted(f"{entity_type}|{key}" for key in keys))
+
+
+def lookup_keys(entity_type: str, name: str) -> tuple[str, ...]:
+    """The keys under which to look for entities that may be the one named ``name``.
+
+    The same as :func:`blocking_keys` except for the one-sided ``f:``/``o:`` families.
+    """
+    keys = name_keys(name_form(name), lookup=True)
+    return tuple(sorted(f"{entity_type}|{key}" for key in keys))
+
+
+def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tuple[str, ...]:
+    """The sorted keys of a record's decisive attributes: full dates and identifiers.
+
+    A date of birth gives ``d:YYYY-MM-DD`` (partial dates give nothing); an identifier,
+    e-mail or phone gives ``x:{field}={value}`` in normal form. At most
+    :data:`MAX_ATTRIBUTE_KEYS`, taken in attribute-key order; values that carry nothing
+    are skipped.
+    """
+    keys: set[str] = set()
+    for key in sorted(attributes):
+        field, kind = field_of(key, DEFAULT_FIELD_KINDS)
+        if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.CONTACT):
+            continue
+        value = normalise_value(kind, attributes[key])
+        if value is None:
+            continue
+        if kind is FieldKind.DATE:
+            if len(value) == 10 and value[4] == "-":
+                keys.add(f"{entity_type}|d:{value}")
+        elif len(value) >= 5:
+            keys.add(f"{entity_type}|x:{field}={value}")
+        if len(keys) == MAX_ATTRIBUTE_KEYS:
+            break
     return tuple(sorted(keys))

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.domain.blocking import blocking_keys, normalise_name, soundex
+from redstring.domain.blocking import (
+    MAX_KEYS_PER_NAME,
+    attribute_keys,
+    blocking_keys,
+    lookup_keys,
+    normalise_name,
+    soundex,
+)
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 
 
@@ -110,11 +117,16 @@ class TestBlockingKeys:
     """Three key families (n:, s:, p:), namespaced by entity type."""
 
     def test_keys_of_a_simple_name(self) -> None:
-        """The whole name, its sorted tokens and one phonetic key per token, sorted."""
+        """The whole name, sorted tokens, phonetic codes, initial keys, k: keys and its ends."""
         assert blocking_keys("Person", "Ada Lovelace") == (
+            "Person|f:ada",
+            "Person|f:lovelace",
+            "Person|i:A300 l",
+            "Person|i:L142 a",
+            "Person|k:A300 lo",
+            "Person|k:L142 ad",
             "Person|n:ada lovelace",
-            "Person|p:A300",
-            "Person|p:L142",
+            "Person|p:A300 L142",
             "Person|s:ada lovelace",
         )
 
@@ -126,20 +138,22 @@ class TestBlockingKeys:
         assert "Person|n:smith john" in first - second
 
     def test_spelling_variants_meet_under_a_phonetic_key(self) -> None:
-        """'Jon' and 'John' share a p: key although their n: and s: keys differ."""
-        shared = set(blocking_keys("Person", "Jon Smith")) & set(
+        """'Jon Smyth' and 'John Smith' share the p: key although their n: and s: keys differ."""
+        shared = set(blocking_keys("Person", "Jon Smyth")) & set(
             blocking_keys("Person", "John Smith")
         )
-        assert {key for key in shared if "|p:" in key} == {"Person|p:J500", "Person|p:S530"}
-        assert not {key for key in shared if "|n:" in key}
+        assert {key for key in shared if "|p:" in key} == {"Person|p:J500 S530"}
+        assert not {key for key in shared if "|n:" in key or "|s:" in key}
 
     def test_stop_words_are_left_out_of_the_sorted_and_phonetic_keys(self) -> None:
-        """'The ACME Corp.' and 'ACME' meet; the whole name still keeps every word."""
+        """'The ACME Corp.' and 'ACME' meet (and as an acronym); n: still keeps every word."""
         keys = blocking_keys("Organisation", "The ACME Corp.")
         assert "Organisation|n:the acme corp" in keys
         assert set(keys) & set(blocking_keys("Organisation", "ACME")) == {
             "Organisation|s:acme",
             "Organisation|p:A250",
+            "Organisation|a:acme",
+            "Organisation|o:acme",
         }
 
     def test_a_name_made_only_of_stop_words_still_has_keys(self) -> None:
@@ -178,3 +192,89 @@ class TestBlockingKeys:
         plain = name.translate(str.maketrans("éèüñçåøł", "eeuncaol"))
         assert blocking_keys("Person", name.upper()) == keys
         assert blocking_keys("Person", plain) == keys
+
+
+def meet(left: str, right: str, entity_type: str = "Person") -> set[str]:
+    """Keys under which ``right`` (stored) is found when ``left`` is looked up, both ways."""
+    one = set(lookup_keys(entity_type, left)) & set(blocking_keys(entity_type, right))
+    two = set(lookup_keys(entity_type, right)) & set(blocking_keys(entity_type, left))
+    return one | two
+
+
+class TestRecallFamilies:
+    """Each variation real data carries still brings the two names under a shared key."""
+
+    @pytest.mark.parametrize(
+        ("left", "right"),
+        [
+            ("A. Okafor", "Amara Okafor"),  # initial
+            ("Okafor, A.", "Dr. Amara N. Okafor"),  # swapped, initial, title, middle initial
+            ("Bob Smith", "Robert Smith"),  # nickname
+            ("Liz Taylor", "Elizabeth Taylor"),
+            ("Bill Okafor", "William Okafor"),
+            ("Dr. José Müller", "Jose Muller"),  # title, diacritics
+            ("Amara Okafor", "Amara Ngozi Okafor"),  # token subset
+            ("Fatimma Tayylor", "Faima Taylor"),  # a typo in each token
+            ("Jon Smyth", "John Smith"),  # phonetic
+            ("Okafor", "Amara Okafor"),  # a surname alone
+        ],
+    )
+    def test_person_variants_meet(self, left: str, right: str) -> None:
+        """Looked up either way, the stored variant is among the candidates."""
+        assert meet(left, right)
+
+    @pytest.mark.parametrize(
+        ("left", "right"),
+        [
+            ("ACME Widgets Ltd", "Acme Widgets Limited"),  # legal suffix
+            ("Northwind Bakery Public Limited Company", "Northwind Bakery PLC"),
+            ("The Acme L.L.C.", "Acme"),
+            ("Westgate", "Westgate Foods Inc"),  # one word of the name
+            ("IBM", "International Business Machines"),  # acronym
+        ],
+    )
+    def test_organisation_variants_meet(self, left: str, right: str) -> None:
+        """Legal forms, articles, a shortened name and acronyms do not hide a company."""
+        assert meet(left, right, "Organization")
+
+    def test_a_full_name_never_looks_up_the_broad_initial_bucket(self) -> None:
+        """'Amara Okafor' reads j: (abbreviations of itself), not i: (every A-something Okafor)."""
+        lookups = lookup_keys("Person", "Amara Okafor")
+        assert not [key for key in lookups if "|i:" in key]
+        assert "Person|j:O216 a" in lookups
+        assert "Person|i:O216 a" in lookup_keys("Person", "A. Okafor")
+
+    def test_numbers_are_never_left_out_or_initialled(self) -> None:
+        """'Unit 7 Holdings' and 'Unit 9 Holdings' share no key but phonetic word codes."""
+        shared = meet("Unit 7 Holdings", "Unit 9 Holdings", "Organization")
+        assert not shared
+
+    @given(st.text(alphabet="abcdefghijklmnop .,-'", min_size=1, max_size=60))
+    def test_a_name_yields_a_bounded_number_of_keys(self, name: str) -> None:
+        """However long the name, stored and lookup keys stay within MAX_KEYS_PER_NAME."""
+        try:
+            stored = blocking_keys("Person", name)
+        except EmptyTextError:
+            return
+        assert 1 <= len(stored) <= MAX_KEYS_PER_NAME
+        assert len(lookup_keys("Person", name)) <= MAX_KEYS_PER_NAME
+
+
+class TestAttributeKeys:
+    """Full dates of birth and identifiers are keys of their own."""
+
+    def test_dates_and_identifiers_give_keys_in_normal_form(self) -> None:
+        """'07/03/1980' and '1980-03-07' give one key; a bare year gives none."""
+        assert attribute_keys("Person", {"dob": "07/03/1980", "passport": "ab 123-456"}) == (
+            "Person|d:1980-03-07",
+            "Person|x:identifier=AB123456",
+        )
+        assert attribute_keys("Person", {"born": "1980", "city": "Leeds"}) == ()
+
+    def test_attribute_keys_are_typed_and_bounded(self) -> None:
+        """Namespaced by type, and at most four however many identifiers a record has."""
+        many = {f"email{i}": f"x{i}@example.org" for i in range(3)}
+        many.update({"email": "a@b.co", "phone": "+44 20 7946 0958", "dob": "1980-01-01"})
+        keys = attribute_keys("Organization", many)
+        assert all(key.startswith("Organization|") for key in keys)
+        assert len(keys) <= 4

@@ -1,0 +1,179 @@
+"""Attributes as evidence: which field an attribute is, its normal form, and its ladder level.
+
+An attribute's key decides its :class:`FieldKind` through :data:`DEFAULT_FIELD_KINDS`
+("dob", "born" and "date_of_birth" are all the field ``date_of_birth``); any other key is a
+``TEXT`` field under its own name. Values are normalised once per record
+(:func:`normalise_value`) and compared pairwise (:func:`compare_values`), which returns the
+name of the ladder level the pair lands on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+from rapidfuzz import fuzz
+from rapidfuzz.distance import OSA, JaroWinkler
+
+from redstring.domain.name_forms import normalise_name
+from redstring.domain.resolution.weights import FieldKind
+
+DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
+    **dict.fromkeys(
+        ("date_of_birth", "dob", "born", "birth_date", "birthdate", "date_of_incorporation"),
+        ("date_of_birth", FieldKind.DATE),
+    ),
+    **dict.fromkeys(
+        (
+            "identifier", "id_number", "national_id", "ssn", "passport", "passport_number",
+            "tax_id", "vat_number", "company_number", "registration_number", "lei", "duns",
+        ),
+        ("identifier", FieldKind.IDENTIFIER),
+    ),
+    **dict.fromkeys(("email", "email_address"), ("email", FieldKind.CONTACT)),
+    **dict.fromkeys(("phone", "telephone", "phone_number", "mobile"), ("phone", FieldKind.CONTACT)),
+    **dict.fromkeys(
+        ("address", "street", "street_address", "address_line", "address_1", "address1"),
+        ("address", FieldKind.ADDRESS),
+    ),
+    **dict.fromkeys(
+        ("postcode", "postal_code", "zip", "zip_code", "zipcode"), ("postcode", FieldKind.POSTCODE)
+    ),
+    **dict.fromkeys(
+        ("locality", "city", "town", "suburb", "municipality"), ("locality", FieldKind.LOCALITY)
+    ),
+}  # fmt: skip
+"""Attribute key (lowercase) -> (the field it is evidence for, how it is compared)."""
+
+_ADDRESS_WORDS = {
+    "street": "st", "road": "rd", "avenue": "ave", "av": "ave", "lane": "ln", "drive": "dr",
+    "court": "ct", "place": "pl", "boulevard": "blvd", "square": "sq", "terrace": "tce",
+    "crescent": "cres", "close": "cl", "highway": "hwy", "parkway": "pkwy", "apartment": "apt",
+    "unit": "apt", "flat": "apt", "suite": "ste", "north": "n", "south": "s", "east": "e",
+    "west": "w", "mount": "mt", "saint": "st", "strasse": "str", "number": "no",
+}  # fmt: skip
+
+_DATE_YMD = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+_DATE_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
+_DATE_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_YEAR = re.compile(r"^(\d{4})$")
+_DATE_WORDS = re.compile(r"^(?:(\d{1,2})\s+([a-z]+)|([a-z]+)\s+(\d{1,2})),?\s+(\d{4})$")
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"),
+            ("may",), ("jun", "june"), ("jul", "july"), ("aug", "august"),
+            ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
+
+
+def field_of(key: str, kinds: Mapping[str, tuple[str, FieldKind]]) -> tuple[str, FieldKind]:
+    """The field an attribute key is evidence for, and its kind (``TEXT`` when unknown)."""
+    return kinds.get(key.casefold(), (key, FieldKind.TEXT))
+
+
+def normalise_value(kind: FieldKind, value: JsonValue) -> str | None:
+    """The comparable form of ``value`` for ``kind``, or ``None`` when it carries nothing.
+
+    Lists, objects, ``None`` and blank text carry nothing; a boolean or number is its text.
+    """
+    if kind is FieldKind.LEGAL_FORM:
+        return str(value) if isinstance(value, str) and value else None
+    if value is None or isinstance(value, list | dict):
+        return None
+    text = str(value).strip()
+    if not text:
+        return None
+    if kind is FieldKind.DATE:
+        return _normal_date(text)
+    if kind in (FieldKind.IDENTIFIER, FieldKind.POSTCODE):
+        return _NOT_ALNUM.sub("", text).upper() or None
+    if kind is FieldKind.CONTACT:
+        if "@" in text:
+            return text.casefold()
+        digits = re.sub(r"\D", "", text)
+        return digits[-9:] or None
+    folded = _folded(text)
+    if folded is None:
+        return None
+    if kind is FieldKind.ADDRESS:
+        return " ".join(_ADDRESS_WORDS.get(token, token) for token in folded.split())
+    return folded
+
+
+def compare_values(kind: FieldKind, left: str, right: str) -> str:
+    """The level two normalised values of ``kind`` land on: "exact", "close" or "different"."""
+    if left == right:
+        return "exact"
+    close = False
+    if kind is FieldKind.DATE:
+        close = _dates_close(left, right)
+    elif kind is FieldKind.IDENTIFIER:
+        close = min(len(left), len(right)) >= 5 and OSA.distance(left, right) <= 1
+    elif kind is FieldKind.ADDRESS:
+        close = _numbers_agree(left, right) and fuzz.token_set_ratio(left, right) >= 90
+    elif kind is FieldKind.POSTCODE:
+        close = min(len(left), len(right)) >= 5 and (
+            left[:-3] == right[:-3] or OSA.distance(left, right) <= 1
+        )
+    elif kind in (FieldKind.LOCALITY, FieldKind.TEXT):
+        close = JaroWinkler.similarity(left, right) >= 0.92
+    return "close" if close else "different"
+
+
+def _folded(text: str) -> str | None:
+    try:
+        return normalise_name(text)
+    except ValueError:
+        return None
+
+
+def _normal_date(text: str) -> str | None:
+    for pattern, order in (
+        (_DATE_YMD, (0, 1, 2)),
+        (_DATE_DMY, (2, 1, 0)),
+        (_DATE_COMPACT, (0, 1, 2)),
+    ):
+        match = pattern.match(text)
+        if match:
+            parts = match.groups()
+            year, month, day = (parts[i] for i in order)
+            return f"{year}-{int(month):02d}-{int(day):02d}"
+    words = _DATE_WORDS.match(text.casefold().replace(".", ""))
+    if words:
+        day_first, month_first, month_second, day_second, year = words.groups()
+        month = _MONTHS.get(month_first or month_second)
+        if month is not None:
+            return f"{year}-{month:02d}-{int(day_first or day_second):02d}"
+    year_only = _YEAR.match(text)
+    if year_only:
+        return year_only.group(1)
+    return _NOT_ALNUM.sub("", text).casefold() or None
+
+
+def _dates_close(left: str, right: str) -> bool:
+    """One digit wrong, day and month swapped, or a bare year equal to the other's year."""
+    if len(left) == 4 or len(right) == 4:
+        return left[:4] == right[:4]
+    if len(left) != 10 or len(right) != 10:
+        return False
+    if sum(a != b for a, b in zip(left, right, strict=True)) <= 1:
+        return True
+    return left[:4] == right[:4] and left[5:7] == right[8:10] and left[8:10] == right[5:7]
+
+
+def _numbers_agree(left: str, right: str) -> bool:
+    """Street numbers, when both carry any, must agree: number 12 is not number 14."""
+    left_numbers = {token for token in left.split() if token.isdigit()}
+    right_numbers = {token for token in right.split() if token.isdigit()}
+    if not left_numbers or not right_numbers:
+        return left_numbers == right_numbers
+    return left_numbers <= right_numbers or right_numbers <= left_numbers

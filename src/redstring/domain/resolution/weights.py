@@ -1,0 +1,154 @@
+"""Fellegi-Sunter weights: each comparison level's m and u probabilities, and term frequencies.
+
+A level's weight is ``log2(m / u)``: ``m`` is how often two records of one real-world thing
+land on that level, ``u`` how often two records of different things do. Agreement on a rare
+value is stronger evidence than agreement on a common one, so the ``u`` of an exact level is
+replaced by the value's frequency in the tenant's data when :class:`Frequencies` carry it.
+
+The defaults below are priors from record-linkage practice, written for data of people and
+organisations with the usual noise; they are module constants so a reader can see all of them
+at once (ADR 0022 explains the choices).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class FieldKind(StrEnum):
+    """How an attribute's values are normalised and compared."""
+
+    NAME = "name"
+    DATE = "date"
+    IDENTIFIER = "identifier"
+    CONTACT = "contact"
+    ADDRESS = "address"
+    POSTCODE = "postcode"
+    LOCALITY = "locality"
+    TEXT = "text"
+    LEGAL_FORM = "legal_form"
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One rung of a comparison ladder: its name and its m and u probabilities."""
+
+    name: str
+    m: float
+    u: float
+
+    @property
+    def weight(self) -> float:
+        """``log2(m / u)``: positive for evidence of a match, negative against."""
+        return math.log2(self.m / self.u)
+
+
+def _ladder(*levels: Level) -> dict[str, Level]:
+    return {level.name: level for level in levels}
+
+
+# Name levels assume names of two informative tokens, each with the default frequency
+# TOKEN_FREQUENCY; ``scoring`` adjusts for the actual count and the tokens' frequencies.
+LADDERS: dict[FieldKind, dict[str, Level]] = {
+    FieldKind.NAME: _ladder(
+        Level("exact", m=0.70, u=1e-4),
+        Level("equivalent", m=0.06, u=1e-4),
+        Level("subset", m=0.04, u=1e-4),
+        Level("close", m=0.10, u=5e-4),
+        Level("initials", m=0.05, u=1e-3),
+        Level("acronym", m=0.01, u=1e-3),
+        Level("partial", m=0.03, u=3e-3),
+        Level("fuzzy", m=0.01, u=1e-2),
+        Level("different", m=0.01, u=0.98),
+    ),
+    FieldKind.DATE: _ladder(
+        Level("exact", m=0.90, u=4e-5),
+        Level("close", m=0.07, u=1e-3),
+        Level("different", m=0.003, u=0.999),
+    ),
+    FieldKind.IDENTIFIER: _ladder(
+        Level("exact", m=0.90, u=1e-6),
+        Level("close", m=0.04, u=1e-5),
+        Level("different", m=0.002, u=0.9999),
+    ),
+    FieldKind.CONTACT: _ladder(
+        Level("exact", m=0.60, u=1e-5),
+        Level("different", m=0.40, u=0.9999),
+    ),
+    FieldKind.ADDRESS: _ladder(
+        Level("exact", m=0.75, u=1e-4),
+        Level("close", m=0.10, u=1e-3),
+        Level("different", m=0.15, u=0.999),
+    ),
+    FieldKind.POSTCODE: _ladder(
+        Level("exact", m=0.85, u=2e-3),
+        Level("close", m=0.05, u=2e-2),
+        Level("different", m=0.10, u=0.98),
+    ),
+    FieldKind.LOCALITY: _ladder(
+        Level("exact", m=0.88, u=2e-2),
+        Level("close", m=0.04, u=5e-3),
+        Level("different", m=0.08, u=0.98),
+    ),
+    FieldKind.LEGAL_FORM: _ladder(
+        Level("exact", m=0.90, u=0.30),
+        Level("different", m=0.03, u=0.70),
+    ),
+    FieldKind.TEXT: _ladder(
+        Level("exact", m=0.80, u=5e-2),
+        Level("close", m=0.05, u=2e-2),
+        Level("different", m=0.15, u=0.95),
+    ),
+}
+"""Every field kind's ladder, strongest agreement first."""
+
+TOKEN_FREQUENCY = 0.01
+"""The share of names holding a given name token, when the data says nothing else."""
+
+SMOOTHING = 2.0
+"""Pseudo-count added to both sides of a frequency ratio, so a small sample stays near 1."""
+
+MAX_RATIO = 64.0
+"""A value at most this much more (or less) common than the typical one moves its weight."""
+
+
+@dataclass(frozen=True)
+class Frequencies:
+    """How common each name token and attribute value is, relative to a typical one.
+
+    :meth:`ratio` compares a value's count with the count a randomly drawn value has on
+    average (``sum(c^2) / sum(c)``): "London" in a file of many towns scores above 1,
+    a rare surname below. Duplicates of one thing inflate both counts alike, so the ratio
+    survives them where a raw share would not. The exact-level ``u`` of a field is scaled by
+    the ratio. Build one with :meth:`count`; the empty instance means "use the defaults".
+    """
+
+    counts: Mapping[str, int] = field(default_factory=dict)
+    typical: Mapping[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def count(cls, items: Iterable[tuple[str, str]]) -> Frequencies:
+        """Count ``(group, value)`` pairs; a group is a field name or ``"name:<type>"``."""
+        counts: Counter[tuple[str, str]] = Counter(items)
+        sums: Counter[str] = Counter()
+        squares: Counter[str] = Counter()
+        for (group, _), n in counts.items():
+            sums[group] += n
+            squares[group] += n * n
+        return cls(
+            counts={f"{group}|{value}": n for (group, value), n in counts.items()},
+            typical={group: squares[group] / sums[group] for group in sums},
+        )
+
+    def ratio(self, group: str, value: str) -> float:
+        """How much more common ``value`` is than a typical value of ``group`` (1 if unknown)."""
+        typical = self.typical.get(group)
+        if typical is None:
+            return 1.0
+        count = self.counts.get(f"{group}|{value}", 0)
+        ratio = (count + SMOOTHING) / (typical + SMOOTHING)
+        return max(1 / MAX_RATIO, min(MAX_RATIO, ratio))

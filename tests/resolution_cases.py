@@ -1,0 +1,228 @@
+"""Entity resolution through ``import_records``, written once and run on every backend.
+
+A subclass supplies ``new_graph()``: a fresh, empty ``KnowledgeGraph`` with the default
+resolver. The cases pin what the issue asks of resolution: variants of one person merge,
+within a batch and against the store; relatives, namesakes with conflicting dates and other
+types stay apart; decisions are explained; the same input gives the same graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from redstring import KnowledgeGraph
+from redstring.domain.ids import EntityId, SourceId, TenantId
+from redstring.ingest.evidence_resolver import EvidenceResolver
+from redstring.ingest.resolution import Mention
+
+T = "acme"
+
+
+def person(ref: str, name: str, **attributes: Any) -> dict[str, Any]:
+    return {"kind": "entity", "ref": ref, "type": "Person", "name": name, "attributes": attributes}
+
+
+OKAFOR = [
+    person("a1", "Dr. Amara Okafor", date_of_birth="1980-03-07", address="12 High Street"),
+    person("a2", "A. Okafor", dob="07/03/1980", city="Leeds"),
+    person("a3", "OKAFOR, Amara", address="12 High St", postcode="LS1 4AB"),
+    person("a4", "Amara N. Okafor", born="7 March 1980"),
+]
+RELATIVE = person("c1", "Chidi Okafor", date_of_birth="2011-09-30", address="12 High Street")
+
+
+class ResolutionCases:
+    """Every case here runs on each backend through ``new_graph``."""
+
+    async def new_graph(self) -> KnowledgeGraph:
+        raise NotImplementedError
+
+    async def live(self, kg: KnowledgeGraph, ids: Collection[EntityId]) -> set[EntityId]:
+        resolved = await kg.graph.resolve_entity_ids(TenantId(T), set(ids))
+        return set(resolved.values())
+
+    async def test_the_default_resolver_weighs_evidence(self) -> None:
+        """KnowledgeGraph resolves with EvidenceResolver unless told otherwise."""
+        async with await self.new_graph() as kg:
+            assert isinstance(kg.resolver, EvidenceResolver)
+
+    async def test_variants_of_one_person_in_one_batch_become_one_entity(self) -> None:
+        """Titles, initials, swapped order and date formats: four records, one entity."""
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(T, OKAFOR)
+            assert len({report.refs[r["ref"]] for r in OKAFOR}) == 1
+            assert report.entities_created == 1
+
+    async def test_a_later_import_resolves_against_the_store(self) -> None:
+        """A variant imported later joins the entity already in the graph."""
+        async with await self.new_graph() as kg:
+            first = await kg.import_records(T, OKAFOR[:1])
+            later = await kg.import_records(T, [person("b1", "Okafor Amara", dob="1980-03-07")])
+            assert later.refs["b1"] == first.refs["a1"]
+            assert later.entities_matched == 1
+            assert later.entities_created == 0
+
+    async def test_a_relative_at_the_same_address_stays_apart(self) -> None:
+        """Same surname and address, another given name and birth date: two people."""
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(T, [*OKAFOR, RELATIVE])
+            assert report.refs["c1"] != report.refs["a1"]
+            assert report.entities_created == 2
+
+    async def test_a_conflicting_date_of_birth_keeps_namesakes_apart(self) -> None:
+        """The same name born on different days is two people, in a batch and later."""
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(
+                T,
+                [
+                    person("j1", "John Smith", date_of_birth="1950-01-01"),
+                    person("j2", "John Smith", date_of_birth="1987-06-30"),
+                ],
+            )
+            assert report.refs["j1"] != report.refs["j2"]
+            later = await kg.import_records(T, [person("j3", "J. Smith", dob="1987-06-30")])
+            assert later.refs["j3"] == report.refs["j2"]
+
+    async def test_one_name_in_two_types_is_two_entities(self) -> None:
+        """A person and an organisation called alike never merge."""
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(
+                T,
+                [
+                    person("p", "Jordan Lee"),
+                    {"kind": "entity", "ref": "o", "type": "Organization", "name": "Jordan Lee"},
+                ],
+            )
+            assert report.refs["p"] != report.refs["o"]
+
+    async def test_a_merge_is_explained_field_by_field(self) -> None:
+        """A merge decision carries its weight, each field's level, the candidate and thresholds."""
+        async with await self.new_graph() as kg:
+            stored = await kg.import_records(T, OKAFOR[:1])
+            mention = Mention(
+                type="Person",
+                name="A. Okafor",
+                attributes={"dob": "1980-03-07"},
+                description=None,
+                source_id=SourceId("s"),
+            )
+            [decision] = await kg.resolver.resolve(kg.graph, TenantId(T), [mention])
+            assert decision.entity_id == stored.refs["a1"]
+            assert decision.rule == "evidence_weights"
+            explanation = decision.explanation
+            assert explanation["candidate"] == str(stored.refs["a1"])
+            fields = explanation["fields"]
+            assert isinstance(fields, list)
+            levels = {item["field"]: item["level"] for item in fields if isinstance(item, dict)}
+            assert levels["name"] == "initials"
+            assert levels["date_of_birth"] == "exact"
+            assert decision.score is not None
+            assert decision.score >= kg.resolver.settings.merge_threshold  # type: ignore[attr-defined]
+
+    async def test_between_the_thresholds_is_a_possible_match_not_a_merge(self) -> None:
+        """A nickname and a surname with nothing else: kept apart, named for review."""
+        async with await self.new_graph() as kg:
+            stored = await kg.import_records(T, [person("x", "Robert Okafor")])
+            mention = Mention(
+                type="Person",
+                name="Bob Okafor",
+                attributes={},
+                description=None,
+                source_id=SourceId("s"),
+            )
+            [decision] = await kg.resolver.resolve(kg.graph, TenantId(T), [mention])
+            assert decision.entity_id is None
+            assert decision.possible_match == stored.refs["x"]
+            assert decision.score is not None
+            settings = kg.resolver.settings  # type: ignore[attr-defined]
+            assert settings.possible_threshold <= decision.score < settings.merge_threshold
+
+    async def test_the_same_records_give_the_same_graph(self) -> None:
+        """Deterministic: two fresh graphs fed the same records group them alike."""
+        records = [*OKAFOR, RELATIVE, person("z", "Zoë Ødegaard", city="Oslo")]
+        groupings = []
+        for _ in range(2):
+            async with await self.new_graph() as kg:
+                report = await kg.import_records(T, records)
+                by_entity: dict[EntityId, list[str]] = {}
+                for ref, entity_id in report.refs.items():
+                    by_entity.setdefault(entity_id, []).append(ref)
+                groupings.append(sorted(sorted(refs) for refs in by_entity.values()))
+        assert groupings[0] == groupings[1]
+
+    async def test_a_judged_match_is_a_listed_merge_that_unmerge_undoes(self) -> None:
+        """A. Okafor joining Dr. Amara Okafor is a recorded, explained merge; unmerge splits it."""
+        async with await self.new_graph() as kg:
+            first = await kg.import_records(T, OKAFOR[:1])
+            later = await kg.import_records(T, [person("b", "A. Okafor", dob="1980-03-07")])
+            assert later.refs["b"] == first.refs["a1"]
+            [merge] = await kg.merges(T)
+            assert merge.winner_id == first.refs["a1"]
+            assert merge.loser_name == "A. Okafor"
+            assert merge.rule == "evidence_weights"
+            fields = merge.explanation["fields"]
+            assert isinstance(fields, list)
+            assert {item["field"] for item in fields if isinstance(item, dict)} >= {
+                "name",
+                "date_of_birth",
+            }
+            restored = await kg.unmerge(T, merge.loser_id)
+            assert restored != first.refs["a1"]
+            assert (await kg.merges(T))[0].undone
+            rebuilt_before = await kg.merges(T)
+            await kg.rebuild(T)
+            assert await kg.merges(T) == rebuilt_before
+
+    async def test_repeating_a_known_name_adds_evidence_without_a_merge(self) -> None:
+        """The same name again with nothing against it is no judgement: no merge is written."""
+        async with await self.new_graph() as kg:
+            await kg.import_records(T, [person("x", "Amara Okafor", city="Leeds")])
+            again = await kg.import_records(T, [person("y", "Amara Okafor")])
+            assert again.entities_matched == 1
+            assert await kg.merges(T) == []
+
+    async def test_a_possible_match_is_listed_for_review(self) -> None:
+        """Between the thresholds: two entities, and the pair in possible_matches()."""
+        async with await self.new_graph() as kg:
+            first = await kg.import_records(T, [person("x", "Robert Okafor")])
+            later = await kg.import_records(T, [person("y", "Bob Okafor")])
+            assert later.refs["y"] != first.refs["x"]
+            [pair] = await kg.possible_matches(T)
+            assert {pair.entity_id, pair.candidate_id} == {later.refs["y"], first.refs["x"]}
+            assert pair.score is not None
+
+    async def test_an_initial_that_fits_two_people_is_not_guessed(self) -> None:
+        """'R. Cranworth' at the address of Rufus and of Rhoda: a possible match, not a merge."""
+        async with await self.new_graph() as kg:
+            await kg.import_records(
+                T,
+                [
+                    person("ru", "Rufus Cranworth", address="5 Mill Street", dob="1950-02-03"),
+                    person("rh", "Rhoda Cranworth", address="5 Mill Street", dob="1981-07-08"),
+                ],
+            )
+            mention = Mention(
+                type="Person",
+                name="R. Cranworth",
+                attributes={"address": "5 Mill St"},
+                description=None,
+                source_id=SourceId("s"),
+            )
+            [decision] = await kg.resolver.resolve(kg.graph, TenantId(T), [mention])
+            assert decision.entity_id is None
+            assert decision.possible_match is not None
+            alone = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    Mention(
+                        type="Person",
+                        name="R. Cranworth",
+                        attributes={"address": "5 Mill St", "dob": "1981-07-08"},
+                        description=None,
+                        source_id=SourceId("s"),
+                    )
+                ],
+            )
+            assert alone[0].entity_id is not None  # the date says which one
