@@ -254,6 +254,7 @@ class ResolutionCases:
         async with await self.new_graph() as kg:
             decisions = await kg.resolver.resolve(kg.graph, TenantId(T), mentions)
             assert {decision.group for decision in decisions[:6]} == {decisions[0].group}
+            assert decisions[1].rule == "same_name_in_text"
             settings = kg.resolver.settings  # type: ignore[attr-defined]
             assert decisions[1].score is not None
             assert decisions[1].score < settings.merge_threshold  # the case the rule is for
@@ -275,6 +276,7 @@ class ResolutionCases:
             )
             groups = [decision.group for decision in decisions]
             assert groups[2] == groups[3] == groups[0]
+            assert decisions[3].rule == "short_form_in_document"
             assert groups[1] != groups[0]
             assert groups[4] not in groups[:4]
 

@@ -40,6 +40,14 @@ from redstring.ports.graph_store import GraphStore
 RULE = "evidence_weights"
 """The ``rule`` of every decision this resolver makes by score."""
 
+SAME_NAME_RULE = "same_name_in_text"
+"""The ``rule`` of a passage mention that merged because it spells a candidate's name
+exactly and has nothing else to compare, below the merge threshold (ADR 0022)."""
+
+SHORT_FORM_RULE = "short_form_in_document"
+"""The ``rule`` of a passage mention that joined the one entity its own document names in a
+fuller form ("Veil" after "Tomas Veil"; ADR 0022)."""
+
 _SPECIFIC_FAMILIES = ("n:", "s:")
 
 # A cluster is a stored entity (0, id text) or a new entity of this batch (1, group number);
@@ -129,6 +137,7 @@ class EvidenceResolver:
                 )
             outcome = "new" if best is None else decide(best[1], self.settings)
             short_form = False
+            rule = RULE
             from_text = mentions[position].chunk_id is not None
             named_only = (
                 from_text
@@ -140,6 +149,8 @@ class EvidenceResolver:
                 # Nothing but a name to go by, spelled the same: the same entity. Text mentions
                 # carry no attributes, and how often a name recurs in the batch says how often
                 # it is mentioned, not how many entities share it (ADR 0022).
+                if outcome != "merge":
+                    rule = SAME_NAME_RULE
                 outcome = "merge"
             elif (
                 from_text
@@ -159,6 +170,7 @@ class EvidenceResolver:
                 )
                 if local is not None:
                     best, outcome, named_only, short_form = local, "merge", True, True
+                    rule = SHORT_FORM_RULE
             if (
                 best is not None
                 and outcome == "merge"
@@ -177,7 +189,7 @@ class EvidenceResolver:
                         mention_index=position,
                         entity_id=cluster.entity_id,
                         group=cluster.group,
-                        rule=RULE,
+                        rule=rule,
                         score=round(score.weight, 3),
                         explanation=self._explain(score, cluster),
                         audited=cluster.entity_id is not None and _judged(score),
