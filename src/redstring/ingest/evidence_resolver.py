@@ -60,6 +60,9 @@ class _Cluster:
     entity_id: EntityId | None
     group: int
     members: list[Profile] = field(default_factory=list)
+    stored: Entity | None = None
+    """A stored entity not yet profiled: most candidates a batch reads are never scored,
+    so a stored cluster's profile is made when it first is."""
     sources: set[SourceId] = field(default_factory=set)
 
 
@@ -254,12 +257,9 @@ class EvidenceResolver:
                     continue
                 cluster_key = (0, str(target))
                 if cluster_key not in clusters:
-                    stored = entities[target]
-                    try:
-                        member = profile(stored.type, stored.name, stored.attributes, self.settings)
-                    except EmptyTextError:
-                        continue
-                    clusters[cluster_key] = _Cluster(entity_id=target, group=-1, members=[member])
+                    clusters[cluster_key] = _Cluster(
+                        entity_id=target, group=-1, stored=entities[target]
+                    )
                 if cluster_key not in bucket_keys:
                     bucket_keys.append(cluster_key)
             index[key] = sorted(bucket_keys)
@@ -334,6 +334,16 @@ class EvidenceResolver:
         """The best member's score, unless a member's date or identifier contradicts the
         mention: then the weakest contradicted score, so one good member cannot carry a
         mention into a cluster whose other records say it is someone else."""
+        if cluster.stored is not None:
+            stored, cluster.stored = cluster.stored, None
+            try:
+                cluster.members.insert(
+                    0, profile(stored.type, stored.name, stored.attributes, self.settings)
+                )
+            except EmptyTextError:
+                pass  # a name of no letters: nothing to compare it by
+        if not cluster.members:
+            return MatchScore(weight=-math.inf, evidence=(), types=(mention.type, ""))
         best: MatchScore | None = None
         worst_conflict: MatchScore | None = None
         for member in cluster.members[: self._max_members]:
