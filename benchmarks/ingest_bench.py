@@ -20,13 +20,10 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
+from benchmarks.support import start_pgserver
 from redstring import KnowledgeGraph
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import Schema
@@ -167,19 +164,6 @@ async def overlap() -> tuple[str, str, str]:
     )
 
 
-def start_pgserver() -> tuple[str, Callable[[], None]]:
-    directory = tempfile.mkdtemp(prefix="redstring-ingest-bench-")
-    ctl = Path(__file__).resolve().parents[1] / "scripts" / "lib" / "pgserver_ctl.py"
-    dsn = subprocess.run(
-        [sys.executable, str(ctl), "start", directory], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-    def stop() -> None:
-        subprocess.run([sys.executable, str(ctl), "stop", directory], check=False)
-
-    return dsn, stop
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -202,7 +186,7 @@ async def main() -> None:
     dsn = os.environ.get("REDSTRING_TEST_POSTGRES_DSN", "").strip()
     stop: Callable[[], None] | None = None
     if not dsn:
-        dsn, stop = start_pgserver()
+        dsn, stop = start_pgserver("ingest-bench")
     try:
         import asyncpg
 

@@ -22,14 +22,11 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 
 from benchmarks.resolution_data import Scenario, generate, pairwise_scores
+from benchmarks.support import print_table, start_pgserver
 from redstring import KnowledgeGraph
 from redstring.domain.ids import TenantId
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
@@ -196,26 +193,6 @@ async def growth_rows(build: Build, backend: str, large: int) -> list[list[str]]
     return rows
 
 
-def start_pgserver() -> tuple[str, Callable[[], None]]:
-    directory = tempfile.mkdtemp(prefix="redstring-resolution-bench-")
-    ctl = Path(__file__).resolve().parents[1] / "scripts" / "lib" / "pgserver_ctl.py"
-    dsn = subprocess.run(
-        [sys.executable, str(ctl), "start", directory], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-    def stop() -> None:
-        subprocess.run([sys.executable, str(ctl), "stop", directory], check=False)
-
-    return dsn, stop
-
-
-def print_table(header: list[str], rows: list[list[str]]) -> None:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    for row in [header, [("-" * w) for w in widths], *rows]:
-        print(" | ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)))
-    print()
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -238,7 +215,7 @@ async def main() -> None:
         dsn = os.environ.get("REDSTRING_TEST_POSTGRES_DSN", "").strip()
         stop: Callable[[], None] | None = None
         if not dsn:
-            dsn, stop = start_pgserver()
+            dsn, stop = start_pgserver("resolution-bench")
         try:
             pool = await asyncpg.create_pool(dsn, min_size=1, max_size=8)
             counter = iter(range(1_000_000))

@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 from importlib import resources
 
+from benchmarks.support import print_table
 from redstring import KnowledgeGraph
 from redstring.corpus import load_corpus
 from redstring.extraction.adapters.spacy import SpacyExtractor
@@ -82,11 +83,7 @@ async def main() -> None:
         "possible",
         "ingest s",
     ]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print(" | ".join("-" * w for w in widths))
-    for row in rows:
-        print(" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    print_table(header, rows)
     baseline, evidence = (float(row[3]) for row in rows)
     print(f"\nspread ratio evidence / exact name: {evidence / baseline:.2f}")
 

@@ -16,6 +16,7 @@ import random
 import statistics
 import time
 
+from benchmarks.support import print_table
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.testing.strategies import random_entity_id
@@ -91,11 +92,7 @@ async def main() -> None:
     for size in sizes:
         rows += await measure(size, 20 if args.quick else 100, rng)
     header = ["records", "measure", "scan p50 / p95", "matrix p50 / p95", "scan / matrix"]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    print(" | ".join("-" * w for w in widths))
-    for row in rows:
-        print(" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    print_table(header, rows)
 
 
 if __name__ == "__main__":
