@@ -12,7 +12,7 @@ from collections.abc import Collection
 from typing import Any
 
 from redstring import KnowledgeGraph
-from redstring.domain.ids import EntityId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ingest.evidence_resolver import EvidenceResolver
 from redstring.ingest.resolution import Mention
 
@@ -226,3 +226,71 @@ class ResolutionCases:
                 ],
             )
             assert alone[0].entity_id is not None  # the date says which one
+
+    # -- mentions from text: a name and nothing else (ADR 0022) ---------------------------
+
+    @staticmethod
+    def named(name: str, source: str, entity_type: str = "Person") -> Mention:
+        """A mention as text ingestion makes it: a name and a type, from a passage."""
+        return Mention(
+            type=entity_type,
+            name=name,
+            attributes={},
+            description=None,
+            source_id=SourceId(source),
+            chunk_id=ChunkId(f"{source}#0"),
+        )
+
+    async def test_a_name_mentioned_in_many_documents_is_one_entity(self) -> None:
+        """A name spelled the same in passages, with nothing else to compare, is one entity
+        however common its words are in the batch (here they push its weight under the merge
+        threshold). Records are left to the weights: a register repeating a name may well
+        list namesakes."""
+        others = ["Maritime Trust", "Halvard Bank", "Maritime Holdings", "Halvard Shipping"] * 3
+        mentions = [self.named("Halvard Maritime", f"doc-{n}", "Organization") for n in range(6)]
+        mentions += [
+            self.named(name, f"other-{n}", "Organization") for n, name in enumerate(others)
+        ]
+        async with await self.new_graph() as kg:
+            decisions = await kg.resolver.resolve(kg.graph, TenantId(T), mentions)
+            assert {decision.group for decision in decisions[:6]} == {decisions[0].group}
+            assert decisions[1].rule == "same_name_in_text"
+            settings = kg.resolver.settings  # type: ignore[attr-defined]
+            assert decisions[1].score is not None
+            assert decisions[1].score < settings.merge_threshold  # the case the rule is for
+
+    async def test_a_short_form_joins_the_one_entity_its_document_names(self) -> None:
+        """'T. Veil' and 'Veil' after 'Tomas Veil' in one document are Tomas Veil; 'Veil' in a
+        document that names no Veil is not assumed to be him."""
+        async with await self.new_graph() as kg:
+            decisions = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    self.named("Tomas Veil", "profile"),
+                    self.named("Marta Quist", "profile"),
+                    self.named("T. Veil", "profile"),
+                    self.named("Veil", "profile"),
+                    self.named("Veil", "minutes"),
+                ],
+            )
+            groups = [decision.group for decision in decisions]
+            assert groups[2] == groups[3] == groups[0]
+            assert decisions[3].rule == "short_form_in_document"
+            assert groups[1] != groups[0]
+            assert groups[4] not in groups[:4]
+
+    async def test_a_short_form_that_fits_two_entities_of_its_document_stays_apart(self) -> None:
+        """'Okafor' in a document naming Rufus and Adaeze Okafor could be either: not guessed."""
+        async with await self.new_graph() as kg:
+            decisions = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    self.named("Rufus Okafor", "letter"),
+                    self.named("Adaeze Okafor", "letter"),
+                    self.named("Okafor", "letter"),
+                ],
+            )
+            groups = [decision.group for decision in decisions]
+            assert len(set(groups)) == 3

@@ -425,6 +425,9 @@ class RetrievalBehaviour:
         assert world.chunks["babbage-1"] in cited
         for citation in answer.citations:
             assert f"[{citation.marker}]" in answer.text
+        # The sentence that answers is quoted first, whole.
+        first = answer.text.splitlines()[1]
+        assert first.startswith("- Babbage was born in London in 1791. [P")
 
 
 DOCUMENTS = {

@@ -27,7 +27,7 @@ import redstring
 from redstring.cli import export as exporting
 from redstring.cli import render
 from redstring.cli.documents import expand_paths
-from redstring.cli.errors import InputError, UnavailableError
+from redstring.cli.errors import InputError
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph
@@ -35,6 +35,7 @@ from redstring.composition.schema_files import load_schema
 from redstring.domain.ids import EntityId
 from redstring.domain.schema import Schema
 from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
+from redstring.retrieval import Answer, QueryResult
 
 app = typer.Typer(
     name="redstring",
@@ -190,16 +191,6 @@ async def _import(invocation: Invocation, lines: list[str]) -> Any:
 # --- reading -----------------------------------------------------------------------------
 
 
-def _needs(graph: Any, method: str, issue: int) -> Any:
-    function = getattr(graph, method, None)
-    if function is None:
-        raise UnavailableError(
-            f"this build's KnowledgeGraph has no {method}() yet (issue {issue}); "
-            "update redstring to use this command"
-        )
-    return function
-
-
 @command(
     app,
     "query",
@@ -210,19 +201,15 @@ def query(
     text: Annotated[str, typer.Argument(help="What to look for, in your own words.")],
     k: Annotated[int, typer.Option("--k", "-k", min=1, help="How many results.")] = 10,
 ) -> None:
-    async def work() -> tuple[Any, str | None]:
+    async def work() -> QueryResult:
         async with open_graph(invocation.settings) as runtime:
-            result = await _needs(runtime.graph, "query", 13)(invocation.tenant, text, k=k)
-            context = result.as_context() if hasattr(result, "as_context") else None
-            return result, context
+            return await runtime.graph.query(invocation.tenant, text, k=k)
 
-    result, context = invocation.run(work())
+    result = invocation.run(work())
     if invocation.json:
         invocation.emit_json(result)
-    elif context is not None:
-        invocation.out.print(context, markup=False)
     else:
-        invocation.out.print_json(data=plain(result))
+        invocation.out.print(result.as_context(), markup=False)
 
 
 @command(
@@ -236,16 +223,15 @@ def ask(
     invocation: Invocation,
     question: Annotated[str, typer.Argument(help="The question.")],
 ) -> None:
-    async def work() -> Any:
+    async def work() -> Answer:
         async with open_graph(invocation.settings) as runtime:
-            return await _needs(runtime.graph, "ask", 13)(invocation.tenant, question)
+            return await runtime.graph.ask(invocation.tenant, question)
 
     answer = invocation.run(work())
     if invocation.json:
         invocation.emit_json(answer)
         return
-    if not render.answer(invocation.out, plain(answer)):
-        invocation.out.print_json(data=plain(answer))
+    render.answer(invocation.out, answer)
 
 
 @command(app, "sources", help="List the tenant's sources (documents and imports).")

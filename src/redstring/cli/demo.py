@@ -3,7 +3,6 @@
 It ingests every document of ``redstring.corpus`` (skipping those already ingested), shows
 the entities it resolved with the merges it made and why, answers a few questions with
 citations, writes the HTML view and says which extractor ran and how to switch to a model.
-Parts of the facade a build lacks (``query``, ``ask``) are reported as missing, not faked.
 """
 
 from __future__ import annotations
@@ -19,11 +18,12 @@ from rich.table import Table
 from redstring.cli import export as exporting
 from redstring.cli import render
 from redstring.cli.ingesting import FileOutcome, IngestTally
-from redstring.cli.options import Invocation, plain
+from redstring.cli.options import Invocation
 from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
 from redstring.corpus import load_corpus
 from redstring.domain.schema import Schema
 from redstring.ingest.reports import GraphSnapshot, MergeInfo
+from redstring.retrieval import Answer
 
 CORPUS_PACKAGE = "redstring.corpus"
 QUESTIONS = 3
@@ -38,8 +38,7 @@ class DemoResult:
     where: str
     entities: list[dict[str, Any]] = field(default_factory=list)
     merges: list[MergeInfo] = field(default_factory=list)
-    answers: list[tuple[str, Any]] = field(default_factory=list)
-    answering: str = ""
+    answers: list[tuple[str, Answer]] = field(default_factory=list)
     html: str = ""
     snapshot: GraphSnapshot | None = None
 
@@ -105,16 +104,8 @@ async def run_demo(invocation: Invocation) -> DemoResult:
         result.entities = entities
         result.merges = await graph.merges(invocation.tenant)
         questions = _questions(entities)
-        if hasattr(graph, "ask"):
-            result.answering = "ask"
-            for question in questions:
-                result.answers.append((question, await graph.ask(invocation.tenant, question)))
-        elif hasattr(graph, "query"):
-            result.answering = "query"
-            for question in questions:
-                found = await graph.query(invocation.tenant, question, k=3)
-                shown = found.as_context() if hasattr(found, "as_context") else found
-                result.answers.append((question, shown))
+        for question in questions:
+            result.answers.append((question, await graph.ask(invocation.tenant, question)))
         result.snapshot = snapshot
     return result
 
@@ -158,14 +149,9 @@ def show(invocation: Invocation, result: DemoResult) -> None:
         out.print("Merges: none recorded for this tenant.")
     else:
         render.merges(out, result.merges)
-    if not result.answering:
-        out.print("Questions: this build has no query/ask yet, so the demo answers none.")
     for question, answer in result.answers:
         out.print(f"\n[bold]Q: {escape(question)}[/]")
-        if isinstance(answer, str):
-            out.print(answer, markup=False)
-        elif not render.answer(out, plain(answer), limit=ANSWER_CHARS):
-            out.print_json(data=plain(answer))
+        render.answer(out, answer, limit=ANSWER_CHARS)
     out.print(f"\nHTML view: {result.html}")
     out.print(f"Extractor: {result.tally.extractor}.")
     out.print(f"To use a language model instead: {SWITCH_TO_LLM}.")

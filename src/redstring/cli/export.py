@@ -104,7 +104,8 @@ def view_data(snapshot: GraphSnapshot) -> dict[str, Any]:
             "name": item.entity.name,
             "attributes": item.entity.attributes,
             "aliases": sorted(
-                {a.name for a in item.aliases if a.name and a.name != item.entity.name}
+                {name for name in item.names if name != item.entity.name}
+                | {a.name for a in item.aliases if a.name and a.name != item.entity.name}
             ),
             "sources": sorted(str(s) for s in item.sources),
             "passages": passages_of.get(str(item.entity.id), []),

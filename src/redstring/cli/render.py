@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
@@ -11,6 +12,7 @@ from rich.table import Table
 from redstring.cli.ingesting import IngestTally
 from redstring.cli.options import plain
 from redstring.ingest.reports import MergeInfo
+from redstring.retrieval import Answer, Citation
 
 
 def ingest_summary(console: Console, tally: IngestTally, *, title: str = "Ingest summary") -> None:
@@ -102,33 +104,23 @@ def merges(console: Console, found: list[MergeInfo]) -> None:
     console.print(table)
 
 
-def citations(console: Console, cited: list[Any]) -> None:
+def citations(console: Console, cited: Sequence[Citation]) -> None:
     """The passages an answer cites: marker and source (``--json`` has the chunk ids)."""
     table = Table(title=f"Citations ({len(cited)})", title_justify="left")
     table.add_column("marker")
     table.add_column("source", overflow="fold")
     for item in cited:
-        data = plain(item)
-        if isinstance(data, dict):
-            table.add_row(str(data.get("marker", "")), str(data.get("source_id", "")))
-        else:
-            table.add_row("", str(data))
+        table.add_row(item.marker, item.source_id)
     console.print(table)
 
 
-def answer(console: Console, data: dict[str, Any], *, limit: int | None = None) -> bool:
-    """Print an answer's text (cut at ``limit`` characters), its kind and its citations;
-    False when ``data`` has no answer text."""
-    text = next((data[key] for key in ("text", "answer") if isinstance(data.get(key), str)), None)
-    if text is None:
-        return False
+def answer(console: Console, given: Answer, *, limit: int | None = None) -> None:
+    """Print an answer's text (cut at ``limit`` characters), its kind and its citations."""
+    text = given.text
     if limit is not None and len(text) > limit:
         text = text[:limit].rstrip() + " …"
     console.print(text, markup=False)
-    if isinstance(data.get("kind"), str):
-        model = f" by {data['model']}" if data.get("model") else ""
-        console.print(f"({data['kind']} answer{model})", style="dim", markup=False)
-    cited = data.get("citations")
-    if isinstance(cited, list) and cited:
-        citations(console, cited)
-    return True
+    model = f" by {given.model}" if given.model else ""
+    console.print(f"({given.kind} answer{model})", style="dim", markup=False)
+    if given.citations:
+        citations(console, given.citations)

@@ -11,7 +11,6 @@ extra fails that command with one line saying what to install.
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -173,12 +172,6 @@ def _neo4j_target(uri: str) -> tuple[str, tuple[str, str] | None]:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), auth
 
 
-def _kwargs_accepted(function: Any, candidates: dict[str, Any]) -> dict[str, Any]:
-    """The subset of ``candidates`` that ``function`` takes (optional parts of the facade)."""
-    parameters = inspect.signature(function).parameters
-    return {name: value for name, value in candidates.items() if name in parameters}
-
-
 @asynccontextmanager
 async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncIterator[Runtime]:
     """The ``KnowledgeGraph`` the settings describe, closed (with every store) on exit.
@@ -200,11 +193,7 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
         llm = _llm_provider(settings, cache) if settings.llm_base_url else None
         extractor = build_extractor(settings, llm) if extract else None
         embeddings = _local_embeddings()
-        # ``llm`` (for cited answers) arrives with retrieval; passed once the facade takes it.
-        options = _kwargs_accepted(
-            KnowledgeGraph.__init__,
-            {"extractor": extractor, "cache": cache, "llm": llm},
-        )
+        options: dict[str, Any] = {"extractor": extractor, "cache": cache, "llm": llm}
         if settings.backend == "memory":
             if settings.neo4j_uri:
                 raise ConfigError("--neo4j-uri needs --backend postgres (the default)")
@@ -241,18 +230,17 @@ async def _with_neo4j(
     uri, auth = _neo4j_target(neo4j_uri)
     graph_store = await Neo4jGraphStore.connect(uri, auth)
     stack.push_async_callback(graph_store.close)
-    # Every store but the graph comes from on_postgres (passage vectors too, where the
-    # facade has them), so the two compositions cannot drift apart.
-    stores = _kwargs_accepted(
-        KnowledgeGraph.__init__,
-        {
-            "vectors": on_postgres.vectors,
-            "chunks": on_postgres.chunks,
-            "events": on_postgres.events,
-            "passage_vectors": getattr(on_postgres, "passage_vectors", None),
-        },
+    # Every store but the graph comes from on_postgres, so the two compositions cannot
+    # drift apart.
+    return KnowledgeGraph(
+        graph=graph_store,
+        vectors=on_postgres.vectors,
+        chunks=on_postgres.chunks,
+        events=on_postgres.events,
+        passage_vectors=on_postgres.passage_vectors,
+        embeddings=embeddings,
+        **options,
     )
-    return KnowledgeGraph(graph=graph_store, embeddings=embeddings, **stores, **options)
 
 
 def _safe_dsn(dsn: str) -> str:

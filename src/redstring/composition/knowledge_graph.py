@@ -452,6 +452,7 @@ class KnowledgeGraph:
                     import_refs=sorted(
                         {f"{item.source_id}:{item.ref}" for item in known.evidence if item.ref}
                     ),
+                    names=list(known.names),
                 )
             )
         relationships = [

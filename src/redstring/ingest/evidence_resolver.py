@@ -22,7 +22,7 @@ from pydantic import JsonValue
 
 from redstring.domain.blocking import attribute_keys, blocking_keys, lookup_keys
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
-from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.ids import EntityId, SourceId, TenantId
 from redstring.domain.models import Entity
 from redstring.domain.resolution import (
     Frequencies,
@@ -40,6 +40,14 @@ from redstring.ports.graph_store import GraphStore
 RULE = "evidence_weights"
 """The ``rule`` of every decision this resolver makes by score."""
 
+SAME_NAME_RULE = "same_name_in_text"
+"""The ``rule`` of a passage mention that merged because it spells a candidate's name
+exactly and has nothing else to compare, below the merge threshold (ADR 0022)."""
+
+SHORT_FORM_RULE = "short_form_in_document"
+"""The ``rule`` of a passage mention that joined the one entity its own document names in a
+fuller form ("Veil" after "Tomas Veil"; ADR 0022)."""
+
 _SPECIFIC_FAMILIES = ("n:", "s:")
 
 # A cluster is a stored entity (0, id text) or a new entity of this batch (1, group number);
@@ -52,6 +60,11 @@ class _Cluster:
     entity_id: EntityId | None
     group: int
     members: list[Profile] = field(default_factory=list)
+    sources: set[SourceId] = field(default_factory=set)
+
+
+_SAME_DOCUMENT_LEVELS = frozenset({"exact", "equivalent", "subset", "initials", "partial", "close"})
+"""Name levels by which a name-only mention joins the one entity its own document names so."""
 
 
 class EvidenceResolver:
@@ -123,9 +136,45 @@ class EvidenceResolver:
                     mention_profile, lookups[position], clusters, index, frequencies
                 )
             outcome = "new" if best is None else decide(best[1], self.settings)
+            short_form = False
+            rule = RULE
+            from_text = mentions[position].chunk_id is not None
+            named_only = (
+                from_text
+                and best is not None
+                and mention_profile is not None
+                and _same_name_only(mention_profile, best[1])
+            )
+            if named_only:
+                # Nothing but a name to go by, spelled the same: the same entity. Text mentions
+                # carry no attributes, and how often a name recurs in the batch says how often
+                # it is mentioned, not how many entities share it (ADR 0022).
+                if outcome != "merge":
+                    rule = SAME_NAME_RULE
+                outcome = "merge"
+            elif (
+                from_text
+                and outcome != "merge"
+                and mention_profile is not None
+                and not mention_profile.fields
+            ):
+                # "Veil" or "T. Veil" after "Tomas Veil" in the same document: a short form
+                # names the one entity of its document it fits, if exactly one fits.
+                local = self._same_document(
+                    mention_profile,
+                    lookups[position],
+                    mentions[position].source_id,
+                    clusters,
+                    index,
+                    frequencies,
+                )
+                if local is not None:
+                    best, outcome, named_only, short_form = local, "merge", True, True
+                    rule = SHORT_FORM_RULE
             if (
                 best is not None
                 and outcome == "merge"
+                and not named_only
                 and runner_up >= self.settings.merge_threshold
                 and best[1].weight - runner_up < self._ambiguity_margin
             ):
@@ -140,7 +189,7 @@ class EvidenceResolver:
                         mention_index=position,
                         entity_id=cluster.entity_id,
                         group=cluster.group,
-                        rule=RULE,
+                        rule=rule,
                         score=round(score.weight, 3),
                         explanation=self._explain(score, cluster),
                         audited=cluster.entity_id is not None and _judged(score),
@@ -171,7 +220,11 @@ class EvidenceResolver:
                     )
                 )
             if mention_profile is not None:
-                cluster.members.append(mention_profile)
+                if not short_form:
+                    # A short form is compared with nothing later: "Veil" elsewhere must
+                    # fit Tomas Veil's full name, as it would once he is stored.
+                    cluster.members.append(mention_profile)
+                cluster.sources.add(mentions[position].source_id)
                 for key in keys[position]:
                     bucket = index.setdefault(key, [])
                     if cluster_key not in bucket:
@@ -246,6 +299,35 @@ class EvidenceResolver:
                 runner_up = max(runner_up, score.weight)
         return best, runner_up
 
+    def _same_document(
+        self,
+        mention: Profile,
+        keys: tuple[str, ...],
+        source: SourceId,
+        clusters: dict[_ClusterKey, _Cluster],
+        index: dict[str, list[_ClusterKey]],
+        frequencies: Frequencies,
+    ) -> tuple[_ClusterKey, MatchScore] | None:
+        """The one cluster that a mention of ``source`` in this batch joined and whose name
+        ``mention`` fits (a level of :data:`_SAME_DOCUMENT_LEVELS`, nothing against it), or
+        ``None`` when none or several fit."""
+        fitting: list[tuple[_ClusterKey, MatchScore]] = []
+        seen: set[_ClusterKey] = set()
+        for key in keys:
+            for cluster_key in index.get(key, ()):
+                cluster = clusters[cluster_key]
+                if cluster_key in seen or source not in cluster.sources:
+                    continue
+                seen.add(cluster_key)
+                score = self._cluster_score(mention, cluster, frequencies)
+                if (
+                    score.compatible
+                    and score.evidence[0].level in _SAME_DOCUMENT_LEVELS
+                    and all(item.weight >= 0 for item in score.evidence)
+                ):
+                    fitting.append((cluster_key, score))
+        return fitting[0] if len(fitting) == 1 else None
+
     def _cluster_score(
         self, mention: Profile, cluster: _Cluster, frequencies: Frequencies
     ) -> MatchScore:
@@ -277,6 +359,17 @@ class EvidenceResolver:
             "possible": self.settings.possible_threshold,
         }
         return explanation
+
+
+def _same_name_only(mention: Profile, score: MatchScore) -> bool:
+    """Whether ``mention`` has no field to compare and spells the candidate's name exactly
+    (after normalisation), with nothing in the score against it."""
+    return (
+        not mention.fields
+        and score.compatible
+        and score.evidence[0].level == "exact"
+        and all(item.weight >= 0 for item in score.evidence)
+    )
 
 
 def _judged(score: MatchScore) -> bool:

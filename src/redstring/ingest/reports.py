@@ -101,6 +101,8 @@ class SnapshotEntity(_Report):
     aliases: list[Alias] = Field(default_factory=list)
     sources: list[SourceId] = Field(default_factory=list)
     import_refs: list[str] = Field(default_factory=list)
+    names: list[str] = Field(default_factory=list)
+    """Every surface form the entity's evidence names it by, first seen first."""
 
 
 class GraphSnapshot(_Report):

@@ -6,12 +6,20 @@ passage of the context is dropped and counted in ``Answer.dropped_citations``; i
 shown as evidence. With no relevant context (no passage) the model is not called and the
 answer says so; when the model says the context does not answer, so does the answer.
 
-With no model: an *extractive* answer, labelled ``kind="extractive"``: the best passages
-quoted and the graph facts among them, each cited. Nothing is generated.
+With no model: an *extractive* answer, labelled ``kind="extractive"``: the sentences of the
+best passages that match the question best, quoted and cited, and the graph facts those
+passages evidence. Nothing is generated.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from redstring.domain.chunk_ranking import query_terms, tokenize
 from redstring.domain.errors import InvalidArgumentError
 from redstring.ports.llm_provider import LlmProvider
 from redstring.retrieval.results import (
@@ -40,8 +48,9 @@ NO_CONTEXT_ANSWER = "The documents hold nothing relevant to this question, so th
 class Answerer:
     """Answers questions over one :class:`Retriever`, with or without a model.
 
-    ``extractive_passages`` bounds how many passages an extractive answer quotes and
-    ``context_passages`` how many the model is shown. Model errors
+    ``context_passages`` bounds how many passages the model is shown (and an extractive
+    answer reads), ``extractive_passages`` how many passages an extractive answer cites and
+    ``extractive_sentences`` how many sentences it quotes. Model errors
     (:class:`~redstring.ports.errors.LlmProviderError`) propagate unchanged.
     """
 
@@ -52,16 +61,19 @@ class Answerer:
         *,
         context_passages: int = 8,
         extractive_passages: int = 3,
+        extractive_sentences: int = 3,
     ) -> None:
-        if context_passages < 1 or extractive_passages < 1:
+        if min(context_passages, extractive_passages, extractive_sentences) < 1:
             raise InvalidArgumentError(
-                "context_passages and extractive_passages must be at least 1, got "
-                f"{context_passages} and {extractive_passages}"
+                "context_passages, extractive_passages and extractive_sentences must be at "
+                f"least 1, got {context_passages}, {extractive_passages} and "
+                f"{extractive_sentences}"
             )
         self._retriever = retriever
         self._llm = llm
         self._context_passages = context_passages
         self._extractive_passages = extractive_passages
+        self._extractive_sentences = extractive_sentences
 
     async def ask(self, tenant: str, question: str, *, depth: int = 1) -> Answer:
         """Answer ``question`` from the tenant's documents, citing passages of the context."""
@@ -105,11 +117,24 @@ class Answerer:
         )
 
     def _extractive(self, question: str, context: QueryResult) -> Answer:
+        """The best sentences of the context for ``question``, each cited by its passage.
+
+        Sentences come from the first ``extractive_passages`` passages; each scores the
+        summed weight of the question's words it holds (a word rare among these sentences
+        weighs more, so "the" and "is" barely count), damped by its passage's rank. The
+        ``extractive_sentences`` best are quoted in score order; with no sentence holding a
+        question word, each passage's first sentence stands in. Graph facts follow when a
+        quoted passage evidences them.
+        """
         quoted = context.passages[: self._extractive_passages]
-        lines = ["Extractive answer (no language model configured): the best matching passages."]
-        for passage in quoted:
-            lines.append(f"[{passage.marker}] {' '.join(passage.text.split())}")
-        shown = {passage.marker for passage in quoted}
+        chosen = best_sentences(question, quoted, self._extractive_sentences)
+        lines = [
+            "Extractive answer (no language model configured): the sentences of the "
+            "retrieved passages that best match the question."
+        ]
+        lines.extend(f"- {sentence.text} [{sentence.marker}]" for sentence in chosen)
+        cited = [p for p in quoted if any(s.marker == p.marker for s in chosen)]
+        shown = {passage.marker for passage in cited}
         facts = [
             fact
             for fact in context.relationships
@@ -118,17 +143,100 @@ class Answerer:
         if facts:
             lines.append("Graph facts:")
             for fact in facts:
-                cited = "".join(f"[{m}]" for m in fact.passages if m in shown)
+                markers = "".join(f"[{m}]" for m in fact.passages if m in shown)
                 lines.append(
-                    f"- {fact.subject_name} {fact.relationship.type} {fact.object_name} {cited}"
+                    f"- {fact.subject_name} {fact.relationship.type} {fact.object_name} {markers}"
                 )
         return Answer(
             question=question,
             text="\n".join(lines),
             kind="extractive",
-            citations=tuple(_citation(passage) for passage in quoted),
+            citations=tuple(_citation(passage) for passage in cited),
             context=context,
         )
+
+
+@dataclass(frozen=True)
+class QuotedSentence:
+    """One sentence of a passage, with the passage's marker and its score for a question."""
+
+    text: str
+    marker: str
+    score: float
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
+_HEADING = re.compile(r"^[ \t]*#+[ \t].*$", re.MULTILINE)
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Gen|Col|Capt|Lt|Sgt|Rev|Hon|Inc|Ltd|Co|Corp"
+    r"|No|Nos|vs|etc|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|[A-Z])\.)$"
+)
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences: after ``.``, ``!`` or ``?`` before a capital or a digit,
+    and at blank lines; Markdown heading lines are left out (a title restates the question
+    rather than answering it); whitespace collapsed, empty pieces dropped.
+
+    A full stop after a title, a common abbreviation or a single capital ("Dr. Okafor",
+    "A. Okafor", "Acme Ltd. Its") does not end a sentence: at worst two sentences stay
+    joined, which quotes more than needed, never less.
+    """
+    pieces: list[str] = []
+    joined = False
+    for piece in _SENTENCE_END.split(_HEADING.sub("\n\n", text)):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        if joined:
+            pieces[-1] = f"{pieces[-1]} {piece}"
+        else:
+            pieces.append(piece)
+        joined = bool(_ABBREVIATION.search(pieces[-1]))
+    return pieces
+
+
+def best_sentences(
+    question: str, passages: Sequence[RetrievedPassage], limit: int
+) -> list[QuotedSentence]:
+    """The ``limit`` sentences of ``passages`` that best match ``question``, best first.
+
+    A sentence scores the sum, over the distinct question words it holds, of that word's
+    inverse frequency among all the candidate sentences, divided by ``1 + 0.25 * rank`` of
+    its passage (rank 0 is the best passage). Ties keep passage and sentence order. When no
+    sentence holds a question word, the passages' first sentences are returned instead.
+    """
+    candidates = [
+        (rank, passage.marker, sentence)
+        for rank, passage in enumerate(passages)
+        for sentence in sentences(passage.text)
+    ]
+    if not candidates:
+        return []
+    asked = set(query_terms(question))
+    held = [set(tokenize(sentence)) & asked for _, _, sentence in candidates]
+    frequency = Counter(word for words in held for word in words)
+    total = len(candidates)
+    weight = {
+        word: math.log(1.0 + (total - count + 0.5) / (count + 0.5))
+        for word, count in frequency.items()
+    }
+    scored = [
+        QuotedSentence(
+            text=sentence,
+            marker=marker,
+            score=sum(weight[word] for word in words) / (1.0 + 0.25 * rank),
+        )
+        for (rank, marker, sentence), words in zip(candidates, held, strict=True)
+    ]
+    matching = [sentence for sentence in scored if sentence.score > 0]
+    if not matching:
+        firsts: dict[str, QuotedSentence] = {}
+        for sentence in scored:
+            firsts.setdefault(sentence.marker, sentence)
+        return list(firsts.values())[:limit]
+    order = sorted(range(len(matching)), key=lambda index: (-matching[index].score, index))
+    return [matching[index] for index in order[:limit]]
 
 
 def _marker(raw: str) -> str:

@@ -16,7 +16,6 @@ from uuid import UUID
 
 import pytest
 
-from redstring import KnowledgeGraph
 from redstring.cli import embedded
 from redstring.domain.ids import EntityId, TenantId
 from tests.backends import backend_unavailable
@@ -229,9 +228,6 @@ def test_a_file_whose_extraction_failed_is_retried_though_its_bytes_did_not_chan
     assert (second["failed_passages"], second["model_calls"]) == (0, 1)
 
 
-@pytest.mark.skipif(
-    not hasattr(KnowledgeGraph, "ask"), reason="query and ask arrive with retrieval (issue 13)"
-)
 def test_query_and_ask_cite_the_ingested_files(
     workdir: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

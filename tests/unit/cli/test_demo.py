@@ -25,6 +25,16 @@ def test_the_demo_ingests_the_corpus_shows_entities_and_writes_the_view(
     assert shown["html"] == str(page.resolve())
     html = page.read_text()
     assert shown["entities"][0]["name"] in html
+    # Each question is about one of the entities shown, and its citations are corpus passages.
+    assert shown["answers"]
+    names = {entity["name"] for entity in shown["entities"]}
+    sources = {file["source_id"] for file in shown["summary"]["files"]}
+    for item in shown["answers"]:
+        assert any(name in item["question"] for name in names), item["question"]
+        answer = item["answer"]
+        assert answer["kind"] == "extractive"
+        assert answer["citations"]
+        assert {citation["source_id"] for citation in answer["citations"]} <= sources
 
 
 def test_the_demo_names_its_extractor_and_how_to_use_a_model(
