@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import math
 import re
+import time
 import uuid
 
 import pytest
@@ -361,14 +362,30 @@ class CacheCompliance(SuiteGuard):
 
         EXPIRE on every increment gives a failure count that only ever grows, so a breaker
         opens on failures minutes apart. Created at 0 with 0.12 s, incremented at 0.09 s
-        (a refresh would move expiry to 0.21 s), checked at 0.15 s.
+        (a refresh would move expiry to 0.21 s), checked at 0.15 s. A host too slow to keep
+        those instants apart (the second increment after 0.12 s, or the check after 0.21 s)
+        repeats the case at twice, four and eight times the scale, so a delay neither fails a
+        correct adapter nor lets a refreshing one pass.
         """
-        key = unique_key("failures")
-        assert await cache.increment(key, ttl_seconds=0.12) == 1
-        await asyncio.sleep(0.09)
-        assert await cache.increment(key, ttl_seconds=0.12) == 2
-        await asyncio.sleep(0.06)
-        assert await cache.get(key) is None
+        for scale in (1, 2, 4, 8):
+            ttl = 0.12 * scale
+            key = unique_key("failures")
+            asked = time.monotonic()
+            assert await cache.increment(key, ttl_seconds=ttl) == 1
+            created = time.monotonic()
+            await asyncio.sleep(0.09 * scale)
+            incremented = time.monotonic()
+            count = await cache.increment(key, ttl_seconds=ttl)
+            if time.monotonic() - asked >= ttl:
+                continue  # the counter may have expired before the second increment
+            assert count == 2
+            await asyncio.sleep(max(0.0, created + 0.15 * scale - time.monotonic()))
+            value = await cache.get(key)
+            if time.monotonic() - incremented >= ttl:
+                continue  # a refreshed counter may have expired too: nothing told apart
+            assert value is None
+            return
+        pytest.fail("the host was too slow to time a 0.96 s counter; rerun on a quieter one")
 
     async def test_each_hit_restarts_its_series_ttl(self, cache: Cache) -> None:
         """``record_hit`` moves the whole series' expiry to ``ttl_seconds`` after this call.

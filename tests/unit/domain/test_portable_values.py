@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from redstring.domain.blocking import blocking_keys
+from redstring.domain.blocking import attribute_keys, blocking_keys, lookup_keys
 from redstring.domain.chunks import Chunk, StoredChunk, chunk_id
 from redstring.domain.events import NewEvent
 from redstring.domain.ids import EntityId, EventId, RelationshipId, SourceId
@@ -101,6 +101,19 @@ def test_keys_derived_from_a_very_long_name_fit() -> None:
     keys = blocking_keys("Person", name)
     assert max(map(len, keys)) == MAX_BLOCKING_KEY_LENGTH
     Entity(id=ADA, type="Person", name=name, blocking_keys=keys)
+
+
+def test_lookup_and_attribute_keys_of_very_long_values_fit_and_meet() -> None:
+    """The keys a long name is looked up under, and a long identifier's key, are cut like the
+    stored ones: they fit an ``Entity``, and a lookup still meets what was stored."""
+    name = " ".join(["Ada"] * 3000)
+    looked_up = lookup_keys("Person", name)
+    assert max(map(len, looked_up)) == MAX_BLOCKING_KEY_LENGTH
+    assert set(looked_up) & set(blocking_keys("Person", name))
+    keys = attribute_keys("Person", {"identifier": "X" * 5000})
+    assert keys
+    assert max(map(len, keys)) == MAX_BLOCKING_KEY_LENGTH
+    Entity(id=ADA, type="Person", name="Ada", blocking_keys=keys)
 
 
 def test_a_chunk_index_fits_a_sql_integer() -> None:
