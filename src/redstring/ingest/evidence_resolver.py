@@ -14,6 +14,7 @@ Deterministic: the same mentions in the same order and the same store give the s
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,7 +87,7 @@ class EvidenceResolver:
         self,
         settings: ResolutionSettings | None = None,
         *,
-        max_candidates: int = 24,
+        max_candidates: int = 8,
         max_bucket: int = 64,
         max_members: int = 6,
         ambiguity_margin: float = 2.0,
@@ -336,12 +337,10 @@ class EvidenceResolver:
         mention into a cluster whose other records say it is someone else."""
         if cluster.stored is not None:
             stored, cluster.stored = cluster.stored, None
-            try:
+            with contextlib.suppress(EmptyTextError):  # a name of no letters: no profile
                 cluster.members.insert(
                     0, profile(stored.type, stored.name, stored.attributes, self.settings)
                 )
-            except EmptyTextError:
-                pass  # a name of no letters: nothing to compare it by
         if not cluster.members:
             return MatchScore(weight=-math.inf, evidence=(), types=(mention.type, ""))
         best: MatchScore | None = None
