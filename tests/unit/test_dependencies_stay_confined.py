@@ -52,9 +52,9 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("rich",), directories=("cli",)),
     Confinement(packages=("platformdirs",), directories=("cli",)),
     Confinement(packages=("pgserver",), directories=("cli",)),
-    Confinement(packages=("selectolax",), directories=("cli/documents",)),
-    Confinement(packages=("pypdf",), directories=("cli/documents",)),
-    Confinement(packages=("docx",), directories=("cli/documents",)),
+    Confinement(packages=("selectolax",), directories=("documents",)),
+    Confinement(packages=("pypdf",), directories=("documents",)),
+    Confinement(packages=("docx",), directories=("documents",)),
 )
 
 

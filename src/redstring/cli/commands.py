@@ -24,10 +24,10 @@ from rich.progress import (
 from rich.table import Table
 
 import redstring
-from redstring.cli import export as exporting
+from redstring import export as exporting
 from redstring.cli import render
-from redstring.cli.documents import expand_paths
 from redstring.cli.errors import InputError
+from redstring.documents import expand_paths
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph

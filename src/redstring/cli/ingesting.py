@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from redstring.cli.documents import file_sha256, read_document
+from redstring.documents import file_sha256, read_document
 from redstring.cli.errors import CliError
 from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.domain.errors import RedstringError
