@@ -1,4 +1,5 @@
-"""Documents on disk to text (for the command and the server): which files an ``ingest`` argument names, and their text.
+"""Documents on disk to text (for the command and the server): which files an argument
+names, and their text.
 
 ``.txt`` and ``.md`` are read as UTF-8; ``.html``/``.htm`` through selectolax (scripts, styles
 and markup dropped, block elements kept as paragraphs); ``.pdf`` through pypdf (page text,
@@ -89,7 +90,8 @@ def file_sha256(path: Path) -> str:
 
 
 def read_document(path: Path) -> Document:
-    """The text of ``path``; :class:`UnreadableDocumentError` for an unsupported suffix or unreadable file."""
+    """The text of ``path``; :class:`UnreadableDocumentError` for an unsupported suffix or an
+    unreadable file."""
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise UnreadableDocumentError(
@@ -113,8 +115,8 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
     """Files named by ``arguments``: files as given, folders walked recursively (supported
     suffixes only, hidden entries skipped) and glob patterns (``**`` included) expanded.
 
-    The result is sorted and free of duplicates. :class:`UnreadableDocumentError` names an argument that
-    matches nothing, or a file given by name whose type is not supported.
+    The result is sorted and free of duplicates. :class:`UnreadableDocumentError` names an
+    argument that matches nothing, or a file given by name whose type is not supported.
     """
     found: set[Path] = set()
     for argument in arguments:

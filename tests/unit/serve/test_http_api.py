@@ -28,7 +28,8 @@ def test_a_document_is_ingested_and_found_by_query_ask_sources_and_stats() -> No
         found = client.post("/v1/query", json={"text": "Eli Stone"}, headers=headers).json()
         assert any(item["entity"]["name"] == "Eli Stone" for item in found["entities"])
         answer = client.post("/v1/ask", json={"question": "Who is Eli Stone?"}, headers=headers)
-        assert answer.status_code == 200 and answer.json()["kind"] in {"extractive", "unanswerable"}
+        assert answer.status_code == 200
+        assert answer.json()["kind"] in {"extractive", "unanswerable"}
         stats = client.get("/v1/stats", headers=headers).json()
         assert stats["sources"] == 3
 
@@ -54,7 +55,8 @@ def test_an_admin_key_names_its_tenant_in_the_header() -> None:
         assert missing.status_code == 422
         assert missing.json()["errors"][0]["field"] == "header.X-Redstring-Tenant"
         named = client.get("/v1/stats", headers={**admin, "X-Redstring-Tenant": TENANT_A})
-        assert named.status_code == 200 and named.json()["sources"] == 2
+        assert named.status_code == 200
+        assert named.json()["sources"] == 2
 
 
 def test_a_revoked_key_opens_nothing() -> None:
@@ -94,12 +96,15 @@ def test_limits_refuse_long_queries_big_pages_big_bodies_and_big_batches() -> No
     with serving(limits=limits) as (client, world):
         headers = as_tenant(world, TENANT_A)
         long = client.post("/v1/query", json={"text": "x" * 21}, headers=headers)
-        assert long.status_code == 422 and long.json()["errors"][0]["field"] == "body.text"
+        assert long.status_code == 422
+        assert long.json()["errors"][0]["field"] == "body.text"
         page = client.get("/v1/sources?limit=6", headers=headers)
-        assert page.status_code == 422 and page.json()["errors"][0]["field"] == "query.limit"
+        assert page.status_code == 422
+        assert page.json()["errors"][0]["field"] == "query.limit"
         batch = {"documents": [{"source": f"s{i}", "text": "Eli Stone."} for i in range(3)]}
         many = client.post("/v1/documents/batch", json=batch, headers=headers)
-        assert many.status_code == 422 and many.json()["errors"][0]["field"] == "body.documents"
+        assert many.status_code == 422
+        assert many.json()["errors"][0]["field"] == "body.documents"
         huge = client.post(
             "/v1/documents",
             json={"source": "huge", "text": "x" * (11 * 1024 * 1024)},
@@ -178,7 +183,8 @@ def test_import_is_a_job_and_a_bad_line_is_a_422_naming_it() -> None:
         assert accepted.status_code == 202, accepted.text
         bad = client.post("/v1/import", content=b'{"kind": "entity"}\n', headers=headers)
         assert bad.status_code == 422
-        assert "record 1" in bad.json()["detail"] and "ref" in bad.json()["detail"]
+        assert "record 1" in bad.json()["detail"]
+        assert "ref" in bad.json()["detail"]
 
 
 def test_export_serves_json_graphml_and_html() -> None:
@@ -186,13 +192,15 @@ def test_export_serves_json_graphml_and_html() -> None:
     with serving() as (client, world):
         headers = as_tenant(world, TENANT_A)
         as_json = client.get("/v1/export", headers=headers)
-        assert as_json.status_code == 200 and as_json.json()["tenant_id"] == TENANT_A
+        assert as_json.status_code == 200
+        assert as_json.json()["tenant_id"] == TENANT_A
         graphml = client.get("/v1/export?format=graphml", headers=headers)
         assert graphml.headers["content-type"].startswith("application/graphml+xml")
         html = client.get("/v1/export?format=html", headers=headers)
         assert html.headers["content-type"].startswith("text/html")
         wrong = client.get("/v1/export?format=csv", headers=headers)
-        assert wrong.status_code == 422 and wrong.json()["errors"][0]["field"] == "query.format"
+        assert wrong.status_code == 422
+        assert wrong.json()["errors"][0]["field"] == "query.format"
 
 
 def test_readiness_checks_every_backend() -> None:

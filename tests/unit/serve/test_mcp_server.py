@@ -1,0 +1,161 @@
+"""The MCP server through the SDK's own client: streamable HTTP (a real uvicorn server on a
+free port) and stdio (the real ``redstring serve --transport stdio`` as a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import uvicorn
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from redstring.serve import Service, create_app
+from redstring.serve.mcp_server import mount_mcp
+from tests.cli_runner import clean_environment
+from tests.serve_world import B_NAMES, TENANT_A, TENANT_B, World, open_world
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_server() -> Iterator[tuple[str, World]]:
+    """A uvicorn server in a thread over a fresh world; yields its base URL and the world."""
+    holder: dict[str, World] = {}
+
+    @asynccontextmanager
+    async def open_service() -> AsyncIterator[Service]:
+        async with open_world() as world:
+            holder["world"] = world
+            yield world.service
+
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(open_service, mount=mount_mcp), host="127.0.0.1", port=port, log_level="error"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}", holder["world"]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _data(result: Any) -> Any:
+    assert not result.is_error, result
+    return json.loads(result.content[0].text)
+
+
+def _mcp(url: str, key: str) -> Client:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    return Client(streamable_http_client(f"{url}/mcp", http_client=http))
+
+
+async def test_every_tool_and_resource_over_streamable_http() -> None:
+    """Add, search, get with neighbours, ask, delete; the schema and stats resources."""
+    with running_server() as (url, world):
+        async with _mcp(url, world.keys[TENANT_A]) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            assert tools == {"add_document", "search", "ask", "get_entity", "delete_source"}
+            added = _data(
+                await client.call_tool(
+                    "add_document",
+                    {"source": "m/eli.md", "text": "Eli Stone works for Okafor Labs."},
+                )
+            )
+            assert added["source_id"] == "m/eli.md"
+            found = _data(await client.call_tool("search", {"query": "Eli Stone", "k": 5}))
+            eli = next(item for item in found["entities"] if item["entity"]["name"] == "Eli Stone")
+            view = _data(await client.call_tool("get_entity", {"entity_id": eli["entity"]["id"]}))
+            assert view["sources"] == ["m/eli.md"]
+            assert [n["name"] for n in view["neighbours"]] == ["Okafor Labs"]
+            answer = _data(await client.call_tool("ask", {"question": "Where does Eli work?"}))
+            assert answer["kind"] in {"extractive", "unanswerable"}
+            stats = await client.read_resource("redstring://stats")
+            assert json.loads(stats.contents[0].text)["sources"] == 3
+            schema = await client.read_resource("redstring://schema")
+            assert "Person" in schema.contents[0].text
+            deleted = _data(await client.call_tool("delete_source", {"source": "m/eli.md"}))
+            assert deleted["existed"] is True
+
+
+async def test_tenant_b_is_invisible_to_tenant_a_over_mcp() -> None:
+    """B's entity ids and source ids answer exactly like ids that exist nowhere."""
+    with running_server() as (url, world):
+        async with _mcp(url, world.keys[TENANT_A]) as client:
+            nobody = str(uuid.uuid4())
+            miss = await client.call_tool("get_entity", {"entity_id": nobody})
+            assert miss.is_error
+            for entity_id in world.entity_ids[TENANT_B]:
+                theirs = await client.call_tool("get_entity", {"entity_id": entity_id})
+                assert theirs.is_error
+                assert theirs.content[0].text == miss.content[0].text.replace(nobody, entity_id)
+            gone = await client.call_tool("delete_source", {"source": "b/secret-chen.md"})
+            nothing = await client.call_tool("delete_source", {"source": "b/nothing.md"})
+            assert gone.content[0].text == nothing.content[0].text.replace(
+                "b/nothing.md", "b/secret-chen.md"
+            )
+            found = _data(await client.call_tool("search", {"query": " ".join(B_NAMES)}))
+            found.pop("question")  # the caller's own words, echoed
+            assert not any(name in json.dumps(found) for name in B_NAMES)
+        assert any(
+            source.source_id == "b/secret-chen.md"
+            for source in await world.service.graph.sources(TENANT_B)
+        )
+
+
+async def test_a_missing_or_wrong_key_is_refused_over_mcp() -> None:
+    """Without a valid key not even the handshake succeeds."""
+    with running_server() as (url, _):
+        try:
+            async with _mcp(url, "rsk_000000000000_nope") as client:
+                await client.list_tools()
+        except Exception as error:  # the SDK surfaces the refusal as its own error type
+            assert "API key" in repr(error) or "Bearer" in repr(error)
+        else:
+            raise AssertionError("a wrong key was let in")
+
+
+async def test_the_stdio_transport_runs_from_the_command(tmp_path: Path) -> None:
+    """``redstring serve --transport stdio --backend memory`` answers the SDK's client."""
+    extractor = "tests.unit.cli.names_extractor:CapitalisedNames"
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m", "redstring", "serve", "--transport", "stdio", "--backend", "memory",
+            "--extractor", extractor, "--tenant", "stdio-tenant", "--config", str(config),
+        ],
+        env=clean_environment({}),
+        cwd=str(Path.cwd()),
+    )  # fmt: skip
+    async with Client(parameters) as client:
+        added = _data(
+            await client.call_tool(
+                "add_document", {"source": "s.md", "text": "Ada Lovelace works for Babbage Works."}
+            )
+        )
+        assert added["source_id"] == "s.md"
+        stats = await client.read_resource("redstring://stats")
+        assert json.loads(stats.contents[0].text)["sources"] == 1
