@@ -8,7 +8,6 @@ Keys and jobs live in the graph's PostgreSQL (the embedded one by default). With
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -23,9 +22,9 @@ from redstring.cli.runtime import open_graph
 from redstring.cli.settings import Settings
 
 if TYPE_CHECKING:
-    from fastapi import FastAPI
-
     from redstring.serve import KeyStore, Service
+
+FastAPI = Any  # the app's type; fastapi itself is imported only by redstring.serve
 
 __all__ = ["keys_app", "register", "worker_app"]
 
@@ -234,9 +233,7 @@ def serve_command(
     if workers == 1:
         uvicorn.run(build_app(invocation.settings, options), host=host, port=port)
         return
-    os.environ[settings_module.WORKER_VARIABLE] = settings_module.for_workers(
-        invocation.settings, options
-    )
+    settings_module.hand_to_workers(invocation.settings, options)
     uvicorn.run(
         "redstring.cli.serving:worker_app", factory=True, host=host, port=port, workers=workers
     )

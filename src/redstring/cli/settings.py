@@ -180,15 +180,15 @@ WORKER_VARIABLE = ENV_PREFIX + "SERVE_WORKER"
 """How ``redstring serve --workers N`` hands its effective settings to each worker process."""
 
 
-def for_workers(settings: Settings, options: Mapping[str, object]) -> str:
-    """The settings and server ``options`` as the JSON text each worker reads back."""
+def hand_to_workers(settings: Settings, options: Mapping[str, object]) -> None:
+    """Put the settings and server ``options`` where each worker process reads them back."""
     values = {name: getattr(settings, name) for name in SETTING_NAMES}
     values["data_dir"] = str(settings.data_dir)
-    return json.dumps({"settings": values, "options": dict(options)})
+    os.environ[WORKER_VARIABLE] = json.dumps({"settings": values, "options": dict(options)})
 
 
 def from_worker_environment() -> tuple[Settings, dict[str, object]]:
-    """What :func:`for_workers` wrote, read back in a worker process."""
+    """What :func:`hand_to_workers` wrote, read back in a worker process."""
     raw = os.environ.get(WORKER_VARIABLE)
     if not raw:
         raise ConfigError(f"{WORKER_VARIABLE} is not set: start workers with `redstring serve`")
