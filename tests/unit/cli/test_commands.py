@@ -22,7 +22,7 @@ def test_every_command_of_the_issue_exists() -> None:
     assert set(COMMANDS) == {
         "ask", "config", "delete-source", "delete-tenant", "demo", "export", "import",
         "ingest", "merge", "merges", "possible-matches", "query", "rebuild", "sources",
-        "stats", "unmerge",
+        "serve", "stats", "unmerge",
     }  # fmt: skip
 
 
