@@ -8,11 +8,15 @@ reaches tenant A's caller can be recognised in a response body.
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
+import uvicorn
 from starlette.testclient import TestClient
 
 from redstring import KnowledgeGraph
@@ -28,6 +32,7 @@ from redstring.serve import (
     create_app,
 )
 from redstring.serve.keys import KeyStore, fast_hasher
+from redstring.serve.mcp_server import mount_mcp
 from tests.ingest_support import VocabularyExtractor
 
 TENANT_A = "acme"
@@ -121,3 +126,39 @@ def serving(**world_options: object) -> Iterator[tuple[TestClient, World]]:
 def as_tenant(world: World, tenant: str) -> dict[str, str]:
     """The headers of a request made with ``tenant``'s key."""
     return {"Authorization": f"Bearer {world.keys[tenant]}"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_server(**world_options: object) -> Iterator[tuple[str, World]]:
+    """A uvicorn server in a thread over a fresh world (MCP mounted at /mcp); yields its
+    base URL and the world."""
+    holder: dict[str, World] = {}
+
+    @asynccontextmanager
+    async def open_service() -> AsyncIterator[Service]:
+        async with open_world(**world_options) as world:  # type: ignore[arg-type]
+            holder["world"] = world
+            yield world.service
+
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(open_service, mount=mount_mcp), host="127.0.0.1", port=port, log_level="error"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}", holder["world"]
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

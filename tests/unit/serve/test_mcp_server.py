@@ -4,62 +4,19 @@ free port) and stdio (the real ``redstring serve --transport stdio`` as a subpro
 from __future__ import annotations
 
 import json
-import socket
 import sys
-import threading
-import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from redstring.serve import Service, create_app
-from redstring.serve.mcp_server import mount_mcp
 from tests.cli_runner import clean_environment
-from tests.serve_world import B_NAMES, TENANT_A, TENANT_B, World, open_world
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def running_server() -> Iterator[tuple[str, World]]:
-    """A uvicorn server in a thread over a fresh world; yields its base URL and the world."""
-    holder: dict[str, World] = {}
-
-    @asynccontextmanager
-    async def open_service() -> AsyncIterator[Service]:
-        async with open_world() as world:
-            holder["world"] = world
-            yield world.service
-
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(open_service, mount=mount_mcp), host="127.0.0.1", port=port, log_level="error"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}", holder["world"]
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+from tests.serve_world import B_NAMES, TENANT_A, TENANT_B, running_server
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
