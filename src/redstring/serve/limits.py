@@ -1,20 +1,26 @@
 """What one request may ask for, and how often one key may ask.
 
-The rate limit counts each key's requests in a sliding window through the ``Cache`` port's
-hit windows, so every server process sharing one cache (Redis) shares one budget per key.
-A request records its hit first and then counts, so concurrent requests can never get more
-than ``requests_per_window`` through between them; a refused request counts too, which keeps
-a client that ignores ``Retry-After`` refused.
+The per-key rate limit is the model calls' shared limiter
+(:class:`redstring.llm.resilience.RateLimiter`, ADR 0010) in its refusing mode, one per key:
+every server process sharing one cache (Redis) shares one budget per key, and no window of
+``window_seconds`` ever admits more than ``requests_per_window`` requests of a key, however
+many processes race. A refused request is not counted.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from redstring.domain.errors import InvalidArgumentError
+from redstring.llm.resilience.rate_limit import OnLimit, RateLimitPolicy
+from redstring.llm.resilience.rate_limit import RateLimiter as SharedLimiter
 from redstring.ports.cache import Cache
+from redstring.ports.errors import RateLimitedError
 
 __all__ = ["Limits", "RateLimiter"]
 
@@ -47,19 +53,44 @@ class Limits:
 class RateLimiter:
     """Per-key request budgets in a shared cache."""
 
-    def __init__(self, cache: Cache, limits: Limits, *, prefix: str = "redstring:serve:rate:"):
+    def __init__(
+        self,
+        cache: Cache,
+        limits: Limits,
+        *,
+        prefix: str = "redstring:serve:rate:",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._cache = cache
         self._limits = limits
         self._prefix = prefix
+        self._clock = clock
+        self._policy = RateLimitPolicy(
+            calls=limits.requests_per_window,
+            per_seconds=limits.window_seconds,
+            on_limit=OnLimit.RAISE,
+        )
+        self._by_key: dict[str, SharedLimiter] = {}
 
-    async def admit(self, key_id: str, *, now: float | None = None) -> float | None:
-        """Record a request of ``key_id``: ``None`` if admitted, else seconds to wait."""
-        at = time.time() if now is None else now
-        window = self._limits.window_seconds
-        key = self._prefix + key_id
-        await self._cache.record_hit(key, at=at, ttl_seconds=window)
-        since = at - window
-        if await self._cache.count_hits(key, since=since) <= self._limits.requests_per_window:
-            return None
-        oldest = await self._cache.oldest_hit(key, since=since)
-        return max(1.0, (oldest if oldest is not None else at) + window - at)
+    async def admit(self, key_id: str) -> float | None:
+        """Admit one request of ``key_id``: ``None`` if admitted, else seconds to wait."""
+        limiter = self._by_key.get(key_id)
+        if limiter is None:
+            if len(self._by_key) > 10_000:
+                self._by_key.clear()
+            limiter = self._by_key[key_id] = SharedLimiter(
+                self._cache,
+                self._prefix + key_id,
+                self._policy,
+                clock=self._clock,
+                sleep=asyncio.sleep,
+                random=random.random,
+            )
+        try:
+            await limiter.admit()
+        except RateLimitedError:
+            now = self._clock()
+            window = self._limits.window_seconds
+            oldest = await self._cache.oldest_hit(self._prefix + key_id, since=now - window)
+            return max(1.0, (oldest if oldest is not None else now) + window - now)
+        return None

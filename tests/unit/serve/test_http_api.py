@@ -209,3 +209,16 @@ def test_readiness_checks_every_backend() -> None:
         ready = client.get("/v1/ready")
         assert ready.status_code == 200
         assert set(ready.json()["checks"]) >= {"graph", "vectors", "passages", "events", "cache"}
+
+
+def test_readiness_is_503_naming_the_backend_that_fails() -> None:
+    """A cache that cannot be reached makes the server not ready, and says so."""
+    from redstring.cache.adapters.redis import RedisCache
+
+    with serving() as (client, world):
+        dead = RedisCache.from_url("redis://127.0.0.1:1/0")
+        world.service.cache = dead
+        refused = client.get("/v1/ready")
+        client.portal.call(dead.close)  # type: ignore[union-attr]
+    assert refused.status_code == 503
+    assert refused.json()["detail"].startswith("cache: failed")
