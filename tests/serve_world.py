@@ -12,8 +12,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 import uvicorn
@@ -107,10 +107,10 @@ async def open_world(
             await pool.close()
 
 
-@contextmanager
-def serving(**world_options: object) -> Iterator[tuple[TestClient, World]]:
-    """The HTTP API over a fresh world, through Starlette's test client (lifespan included)."""
-    holder: dict[str, World] = {}
+def _opener(
+    holder: dict[str, World], world_options: dict[str, object]
+) -> Callable[[], AbstractAsyncContextManager[Service]]:
+    """Opens a world as the app's service and leaves it in ``holder`` for the test."""
 
     @asynccontextmanager
     async def open_service() -> AsyncIterator[Service]:
@@ -118,7 +118,14 @@ def serving(**world_options: object) -> Iterator[tuple[TestClient, World]]:
             holder["world"] = world
             yield world.service
 
-    app = create_app(open_service)
+    return open_service
+
+
+@contextmanager
+def serving(**world_options: object) -> Iterator[tuple[TestClient, World]]:
+    """The HTTP API over a fresh world, through Starlette's test client (lifespan included)."""
+    holder: dict[str, World] = {}
+    app = create_app(_opener(holder, world_options))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, holder["world"]
 
@@ -140,16 +147,12 @@ def running_server(**world_options: object) -> Iterator[tuple[str, World]]:
     """A uvicorn server in a thread over a fresh world (MCP mounted at /mcp); yields its
     base URL and the world."""
     holder: dict[str, World] = {}
-
-    @asynccontextmanager
-    async def open_service() -> AsyncIterator[Service]:
-        async with open_world(**world_options) as world:  # type: ignore[arg-type]
-            holder["world"] = world
-            yield world.service
-
     port = _free_port()
     config = uvicorn.Config(
-        create_app(open_service, mount=mount_mcp), host="127.0.0.1", port=port, log_level="error"
+        create_app(_opener(holder, world_options), mount=mount_mcp),
+        host="127.0.0.1",
+        port=port,
+        log_level="error",
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

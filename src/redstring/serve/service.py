@@ -22,13 +22,13 @@ from redstring.serve.jobs import JobRunner
 from redstring.serve.keys import KeyStore
 from redstring.serve.limits import Limits, RateLimiter
 
-__all__ = ["EntityView", "Neighbour", "Service", "entity_view"]
+__all__ = ["Connection", "EntityView", "Service", "entity_view"]
 
 _PROBE_TENANT = TenantId("redstring-readiness-probe")
 _PROBE_ID = EntityId(uuid.UUID(int=0))
 
 
-class Neighbour(BaseModel):
+class Connection(BaseModel):
     """One relationship of the entity and the entity at its other end."""
 
     relationship: Relationship
@@ -44,7 +44,7 @@ class EntityView(BaseModel):
     entity: Entity
     aliases: list[Alias]
     sources: list[SourceId]
-    neighbours: list[Neighbour]
+    neighbours: list[Connection]
 
 
 async def entity_view(
@@ -66,7 +66,7 @@ async def entity_view(
         other = relationship.object_id if outgoing else relationship.subject_id
         other_known = history.entities.get(other)
         neighbours.append(
-            Neighbour(
+            Connection(
                 relationship=relationship.model_copy(deep=True),
                 direction="outgoing" if outgoing else "incoming",
                 entity_id=other,
