@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, File, Form, Query, Request, UploadFile
+from fastapi import FastAPI, File, Form, Path, Query, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -244,7 +244,11 @@ def _routes(app: FastAPI) -> None:
     @app.get(
         "/v1/jobs/{job_id}", response_model=Job, tags=["jobs"], responses=documented(*_AUTHED, 404)
     )
-    async def job(job_id: str, tenant: Tenant, service: Served) -> Job:
+    async def job(
+        job_id: Annotated[str, Path(pattern="^[0-9a-f]{32}$", description="A job id.")],
+        tenant: Tenant,
+        service: Served,
+    ) -> Job:
         """A job of this tenant: its state, progress and (when finished) result or error."""
         found = await service.jobs.store.get(tenant, job_id)
         if found is None:

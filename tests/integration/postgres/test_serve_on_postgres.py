@@ -7,6 +7,7 @@ import asyncio
 import uuid
 
 import asyncpg
+import httpx
 import pytest
 
 from redstring import KnowledgeGraph
@@ -17,8 +18,9 @@ from redstring.serve.jobs import JobRunner
 from redstring.serve.keys import fast_hasher
 from redstring.serve.postgres import PostgresJobStore, PostgresKeyStore, ServerTables
 from tests.ingest_support import VocabularyExtractor
+from tests.serve_bad_input import check_bad_input_writes_nothing, check_injection_strings_are_data
 from tests.serve_isolation import check_foreign_source_ids_stay_apart, check_isolation
-from tests.serve_world import serving
+from tests.serve_world import running_server, serving
 
 pytestmark = pytest.mark.integration
 
@@ -28,6 +30,16 @@ def test_tenant_isolation_on_postgres(postgres_dsn: str) -> None:
     with serving(postgres_dsn=postgres_dsn) as (client, world):
         check_isolation(client, world, max_examples=40)
         check_foreign_source_ids_stay_apart(client, world)
+
+
+def test_bad_input_and_injection_strings_on_postgres(postgres_dsn: str) -> None:
+    """Clean 4xx that write nothing; SQL-looking strings stored verbatim; tables intact."""
+    with (
+        running_server(postgres_dsn=postgres_dsn) as (url, world),
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        check_bad_input_writes_nothing(client, world)
+        check_injection_strings_are_data(client, world)
 
 
 async def test_keys_are_hashed_and_revocable_in_postgres(pool: asyncpg.Pool) -> None:
