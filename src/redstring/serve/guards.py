@@ -152,25 +152,27 @@ def check_records(lines: list[str]) -> None:
         ) from error
 
 
-def upload_name(filename: str | None) -> str:
+def upload_name(filename: str | None, field: str = "body.file") -> str:
+    """The bare file name of an upload (any folders dropped); 422 naming ``field`` if none."""
     name = PurePosixPath((filename or "").replace("\\", "/")).name
     if not name or name in {".", ".."} or "\x00" in name:
         raise ProblemError(
             422,
             "the uploaded file needs a file name with a suffix, e.g. report.pdf",
-            errors=[FieldError(field="body.file", message="no usable file name")],
+            errors=[FieldError(field=field, message="no usable file name")],
         )
     return name
 
 
-async def read_upload(file: UploadFile, name: str) -> tuple[str, str]:
+async def read_upload(file: UploadFile, name: str, field: str = "body.file") -> tuple[str, str]:
+    """The upload's text and format, read by suffix; 422 naming ``field`` if unreadable."""
     suffix = PurePosixPath(name).suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise ProblemError(
             422,
             f"unsupported file type {suffix or '(none)'!r}; supported: "
             f"{', '.join(SUPPORTED_SUFFIXES)}",
-            errors=[FieldError(field="body.file", message="unsupported file type")],
+            errors=[FieldError(field=field, message="unsupported file type")],
         )
     data = await file.read()
     # The upload's own name never reaches the file system: only its checked suffix does.
@@ -182,6 +184,6 @@ async def read_upload(file: UploadFile, name: str) -> tuple[str, str]:
         except InvalidArgumentError as error:
             message = str(error).replace(str(path), name)
             raise ProblemError(
-                422, message, errors=[FieldError(field="body.file", message=message)]
+                422, message, errors=[FieldError(field=field, message=message)]
             ) from error
     return document.text, document.format

@@ -177,6 +177,50 @@ def _routes(app: FastAPI) -> None:
         return report
 
     @app.post(
+        "/v1/documents/files",
+        response_model=Job,
+        status_code=202,
+        tags=["documents", "jobs"],
+        responses=documented(*_AUTHED),
+    )
+    async def ingest_files(
+        tenant: Tenant,
+        service: Served,
+        files: Annotated[
+            list[UploadFile], File(description=f"Each one of {', '.join(SUPPORTED_SUFFIXES)}")
+        ],
+    ) -> Job:
+        """Ingest several uploaded files as a job (202); each becomes the source of its bare
+        file name. Every file is read before the job starts: one unreadable file is a 422
+        naming it, and nothing is ingested."""
+        if len(files) > service.limits.max_documents_per_batch:
+            raise ProblemError(
+                422,
+                f"{len(files)} files; a batch takes at most "
+                f"{service.limits.max_documents_per_batch}",
+                errors=[FieldError(field="body.files", message="too many")],
+            )
+        documents: dict[str, dict[str, Any]] = {}
+        for number, file in enumerate(files):
+            field = f"body.files.{number}"
+            name = upload_name(file.filename, field=field)
+            if name in documents:
+                raise ProblemError(
+                    422,
+                    f"two files are named {name!r}; each file becomes the source of its name",
+                    errors=[FieldError(field=field, message="duplicate file name")],
+                )
+            text, kind = await read_upload(file, name, field=field)
+            check_length(service, text, field=field)
+            documents[name] = {
+                "source": name,
+                "text": text,
+                "metadata": {"filename": name, "format": kind},
+            }
+        payload = {"documents": list(documents.values())}
+        return await service.jobs.submit(tenant, "ingest", payload, total=len(documents))
+
+    @app.post(
         "/v1/documents/batch",
         response_model=Job,
         status_code=202,

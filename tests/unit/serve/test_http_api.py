@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import Any
+
+from starlette.testclient import TestClient
 
 from redstring.serve import Limits
 from tests.serve_world import TENANT_A, as_tenant, serving
@@ -159,15 +162,43 @@ def test_a_batch_runs_as_a_job_with_progress() -> None:
         }
         accepted = client.post("/v1/documents/batch", json=batch, headers=headers)
         assert accepted.status_code == 202
-        job_id = accepted.json()["job_id"]
-        deadline = time.monotonic() + 30
-        job = accepted.json()
-        while job["state"] not in {"succeeded", "failed"} and time.monotonic() < deadline:
-            time.sleep(0.05)
-            job = client.get(f"/v1/jobs/{job_id}", headers=headers).json()
-        assert job["state"] == "succeeded", job
+        job = _finished(client, headers, accepted.json())
         assert (job["done"], job["total"]) == (2, 2)
         assert [item["source_id"] for item in job["result"]["documents"]] == ["j/1.md", "j/2.md"]
+
+
+def test_uploaded_files_are_ingested_by_one_job() -> None:
+    """Several files in one request: read first (a bad one refuses them all), then a job."""
+    with serving() as (client, world):
+        headers = as_tenant(world, TENANT_A)
+        files = [
+            ("files", ("dir/eli.txt", b"Eli Stone works for Harbor Bank.", "text/plain")),
+            ("files", ("farah.md", b"Farah Nasser works for Northwind.", "text/markdown")),
+        ]
+        accepted = client.post("/v1/documents/files", files=files, headers=headers)
+        assert accepted.status_code == 202, accepted.text
+        job = _finished(client, headers, accepted.json())
+        assert job["state"] == "succeeded", job
+        assert [item["source_id"] for item in job["result"]["documents"]] == [
+            "eli.txt",
+            "farah.md",
+        ]
+        bad = [*files, ("files", ("sheet.xlsx", b"PK\x03\x04", "application/zip"))]
+        refused = client.post("/v1/documents/files", files=bad, headers=headers)
+        assert refused.status_code == 422
+        assert refused.json()["errors"][0]["field"] == "body.files.2"
+        twice = [files[0], files[0]]
+        refused = client.post("/v1/documents/files", files=twice, headers=headers)
+        assert refused.json()["errors"][0]["field"] == "body.files.1"
+        assert client.get("/v1/stats", headers=headers).json()["sources"] == 4
+
+
+def _finished(client: TestClient, headers: dict[str, str], job: dict[str, Any]) -> Any:
+    deadline = time.monotonic() + 30
+    while job["state"] not in {"succeeded", "failed"} and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = client.get(f"/v1/jobs/{job['job_id']}", headers=headers).json()
+    return job
 
 
 def test_import_is_a_job_and_a_bad_line_is_a_422_naming_it() -> None:
