@@ -47,7 +47,7 @@ UNCOMPARED: dict[str, Callable[[str, str], Request]] = {
 _CLASSES = ("0123456789abcdef", "ghijklmnopqrstuvwxyz", "ABCDEF", "GHIJKLMNOPQRSTUVWXYZ")
 
 
-def _twin(value: str) -> str:
+def twin_of(value: str) -> str:
     """A value of the same shape that names nothing: each character moved one place within
     its class (hex digits stay hex digits), so a UUID stays a UUID and a validation message
     points at the same position."""
@@ -128,7 +128,7 @@ def check_isolation(client: TestClient, world: World, *, max_examples: int = 60)
         value = data.draw(st.sampled_from(foreign[kind]), label="B's value")
         name = data.draw(st.sampled_from(sorted(COMPARED) + sorted(UNCOMPARED)), label="call")
         if name in COMPARED:
-            twin = _twin(value)
+            twin = twin_of(value)
             theirs = _call(client, a_headers, COMPARED[name](value, a_id))
             nobody = _call(client, a_headers, COMPARED[name](twin, a_id))
             assert theirs[0] == nobody[0], (name, value, theirs, nobody)

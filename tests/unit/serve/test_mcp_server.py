@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.cli_runner import clean_environment
-from tests.serve_world import B_NAMES, TENANT_A, TENANT_B, running_server
+from tests.serve_isolation import twin_of as _twin
+from tests.serve_world import B_NAMES, DOCS_A, DOCS_B, TENANT_A, TENANT_B, running_server
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -64,28 +64,36 @@ async def test_every_tool_and_resource_over_streamable_http() -> None:
 
 
 async def test_tenant_b_is_invisible_to_tenant_a_over_mcp() -> None:
-    """B's entity ids and source ids answer exactly like ids that exist nowhere."""
+    """Every tool and resource with B's entity ids, source ids and names: lookups answer
+    exactly like a value that names nothing (the twin), reads hold nothing of B, and B's
+    graph is unchanged."""
     with running_server() as (url, world):
+        graph = world.service.graph
+        before = (await graph.export(TENANT_B)).model_dump_json()
+        markers = [*B_NAMES, *DOCS_B, *world.entity_ids[TENANT_B]]
+        values = [*world.entity_ids[TENANT_B], *DOCS_B, *B_NAMES, TENANT_B]
         async with _mcp(url, world.keys[TENANT_A]) as client:
-            nobody = str(uuid.uuid4())
-            miss = await client.call_tool("get_entity", {"entity_id": nobody})
-            assert miss.is_error
-            for entity_id in world.entity_ids[TENANT_B]:
-                theirs = await client.call_tool("get_entity", {"entity_id": entity_id})
-                assert theirs.is_error
-                assert theirs.content[0].text == miss.content[0].text.replace(nobody, entity_id)
-            gone = await client.call_tool("delete_source", {"source": "b/secret-chen.md"})
-            nothing = await client.call_tool("delete_source", {"source": "b/nothing.md"})
-            assert gone.content[0].text == nothing.content[0].text.replace(
-                "b/nothing.md", "b/secret-chen.md"
-            )
-            found = _data(await client.call_tool("search", {"query": " ".join(B_NAMES)}))
-            found.pop("question")  # the caller's own words, echoed
-            assert not any(name in json.dumps(found) for name in B_NAMES)
-        assert any(
-            source.source_id == "b/secret-chen.md"
-            for source in await world.service.graph.sources(TENANT_B)
-        )
+            for value in values:
+                twin = _twin(value)
+                for tool, arguments in (
+                    ("get_entity", {"entity_id": value}),
+                    ("delete_source", {"source": value}),
+                ):
+                    theirs = await client.call_tool(tool, arguments)
+                    nobody = await client.call_tool(tool, dict.fromkeys(arguments, twin))
+                    assert theirs.is_error, (tool, value)
+                    assert theirs.content[0].text.replace(value, twin) == nobody.content[0].text
+                for tool, arguments in (
+                    ("search", {"query": value}),
+                    ("ask", {"question": value}),
+                ):
+                    answer = _data(await client.call_tool(tool, arguments))
+                    answer.pop("question", None)  # the caller's own words, echoed
+                    text = json.dumps(answer)
+                    assert [m for m in markers if m in text] == [], (tool, value)
+            stats = await client.read_resource("redstring://stats")
+            assert json.loads(stats.contents[0].text)["sources"] == len(DOCS_A)
+        assert (await graph.export(TENANT_B)).model_dump_json() == before
 
 
 async def test_a_missing_or_wrong_key_is_refused_over_mcp() -> None:
