@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -10,9 +11,13 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 import requests
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from tests.cli_runner import EXTRACTOR, clean_environment, invoke
 
@@ -26,8 +31,20 @@ def _free_port() -> int:
         return port
 
 
+async def _mcp_stats(base: str, key: str) -> dict[str, Any]:
+    """The stats resource read over MCP at /mcp with ``key``, after a search."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"}, timeout=60)
+    async with Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
+        found = await client.call_tool("search", {"query": "Ada Lovelace"})
+        assert not found.is_error, found
+        stats = await client.read_resource("redstring://stats")
+        data: dict[str, Any] = json.loads(stats.contents[0].text)
+        return data
+
+
 def test_keys_and_two_workers_serve_one_tenant(postgres_dsn: str, tmp_path: Path) -> None:
-    """A key made by `keys create` opens its tenant on a two-worker server; `keys list`
+    """A key made by `keys create` opens its tenant on a two-worker server (HTTP and MCP);
+    `keys list`
     shows it without its secret; `keys revoke` of an unknown id is a one-line error."""
     config = tmp_path / "config.toml"
     config.write_text("")
@@ -83,6 +100,8 @@ def test_keys_and_two_workers_serve_one_tenant(postgres_dsn: str, tmp_path: Path
         sources = requests.get(f"{base}/v1/sources", headers=headers, timeout=30).json()
         assert [item["source_id"] for item in sources["items"]] == [f"w/{n}.md" for n in range(4)]
         assert requests.get(f"{base}/v1/stats", timeout=30).status_code == 401
+        stats = asyncio.run(_mcp_stats(base, key["key"]))
+        assert stats["sources"] == 4
     finally:
         server.send_signal(signal.SIGINT)
         try:
