@@ -44,8 +44,7 @@ async def _mcp_stats(base: str, key: str) -> dict[str, Any]:
 
 def test_keys_and_two_workers_serve_one_tenant(postgres_dsn: str, tmp_path: Path) -> None:
     """A key made by `keys create` opens its tenant on a two-worker server (HTTP and MCP);
-    `keys list`
-    shows it without its secret; `keys revoke` of an unknown id is a one-line error."""
+    `keys list` shows it without its secret; revoking an unknown id is a one-line error."""
     config = tmp_path / "config.toml"
     config.write_text("")
     tenant = f"cli-{uuid.uuid4().hex[:8]}"
