@@ -36,7 +36,10 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+        if declared is not None and not declared.isdigit():
+            await send_problem(send, 400, "Content-Length is not a number of bytes", scope)
+            return
+        if declared is not None and int(declared) > self.limit:
             await send_problem(send, 413, f"the body is over {self.limit} bytes", scope)
             return
         seen = 0

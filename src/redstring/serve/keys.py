@@ -110,6 +110,7 @@ class KeyStore(ABC):
         self._hasher = hasher or _default_hasher()
         self._remember_seconds = remember_seconds
         self._verified: dict[bytes, tuple[float, Principal]] = {}
+        self._dummy_hash: str | None = None
 
     async def create(self, *, tenant: str | None, name: str = "") -> tuple[ApiKey, str]:
         """A new key for ``tenant`` (``None``: admin scope); returns it and the secret key.
@@ -153,8 +154,10 @@ class KeyStore(ABC):
             return None
         found = await self._row(parts[0])
         if found is None:
-            # Hash anyway, so an unknown id takes as long as a wrong secret.
-            self._check(_DUMMY_HASHES.setdefault(id(self._hasher), self._hasher.hash("x")), "y")
+            # Verify anyway, so an unknown id takes as long as a wrong secret.
+            if self._dummy_hash is None:
+                self._dummy_hash = self._hasher.hash(secrets.token_urlsafe(16))
+            self._check(self._dummy_hash, parts[1])
             return None
         record, stored_hash = found
         if record.revoked_at is not None or not self._check(stored_hash, parts[1]):
@@ -188,9 +191,6 @@ class KeyStore(ABC):
 
     @abstractmethod
     async def _revoke(self, key_id: str, at: datetime) -> ApiKey | None: ...
-
-
-_DUMMY_HASHES: dict[int, str] = {}
 
 
 class InMemoryKeyStore(KeyStore):
