@@ -184,7 +184,6 @@ def build_app(settings: Settings, options: dict[str, Any]) -> FastAPI:
 
     app: FastAPI = serve.create_app(
         lambda: open_service(settings, options),
-        max_body_bytes=int(options.get("max_body_bytes", 10 * 1024 * 1024)),
         mount=mount_mcp,
     )
     return app

@@ -25,22 +25,23 @@ from redstring.serve.problems import (
 
 
 class BodyLimit:
-    """Refuse a request body over ``limit`` bytes with 413, before the endpoint reads it."""
+    """Refuse a request body over the service's ``limits.max_body_bytes`` with 413, before
+    the endpoint reads it (a declared length at once, a streamed one as it arrives)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit: int = scope["app"].state.service.limits.max_body_bytes
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and not declared.isdigit():
             await send_problem(send, 400, "Content-Length is not a number of bytes", scope)
             return
-        if declared is not None and int(declared) > self.limit:
-            await send_problem(send, 413, f"the body is over {self.limit} bytes", scope)
+        if declared is not None and int(declared) > limit:
+            await send_problem(send, 413, f"the body is over {limit} bytes", scope)
             return
         seen = 0
 
@@ -49,14 +50,14 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     raise _BodyTooLargeError()
             return message
 
         try:
             await self.app(scope, counted, send)
         except _BodyTooLargeError:
-            await send_problem(send, 413, f"the body is over {self.limit} bytes", scope)
+            await send_problem(send, 413, f"the body is over {limit} bytes", scope)
 
 
 class _BodyTooLargeError(Exception):

@@ -46,8 +46,17 @@ async def _principal(
             headers={"WWW-Authenticate": "Bearer"},
         )
     service = _service(request)
+    client = request.client.host if request.client else "unknown"
+    refused = await service.failed_keys.wait(client)
+    if refused is not None:
+        raise ProblemError(
+            429,
+            f"too many invalid API keys from this address; retry after {refused:.0f} s",
+            headers={"Retry-After": str(int(refused + 0.999))},
+        )
     found = await service.keys.authenticate(credentials.credentials)
     if found is None:
+        await service.failed_keys.record(client)
         raise ProblemError(
             401,
             "the API key is not valid (unknown, revoked or mistyped)",

@@ -82,7 +82,6 @@ _AUTHED = (401, 403, 413, 422, 429, 500)
 def create_app(
     open_service: Callable[[], AbstractAsyncContextManager[Service]],
     *,
-    max_body_bytes: int | None = None,
     mount: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
 ) -> FastAPI:
     """The HTTP API over the service that ``open_service`` opens (in the app's lifespan).
@@ -112,8 +111,7 @@ def create_app(
     )
     install_handlers(app)
     _routes(app)
-    limit = max_body_bytes if max_body_bytes is not None else 10 * 1024 * 1024
-    app.add_middleware(BodyLimit, limit=limit)
+    app.add_middleware(BodyLimit)
     return app
 
 

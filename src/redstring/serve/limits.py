@@ -22,7 +22,7 @@ from redstring.llm.resilience.rate_limit import RateLimiter as SharedLimiter
 from redstring.ports.cache import Cache
 from redstring.ports.errors import RateLimitedError
 
-__all__ = ["Limits", "RateLimiter"]
+__all__ = ["FailedKeys", "Limits", "RateLimiter"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Limits:
     max_page_size: int = 100
     requests_per_window: int = 600
     window_seconds: float = 60.0
+    failed_keys_per_window: int = 30
 
     def __post_init__(self) -> None:
         for name in (
@@ -43,6 +44,7 @@ class Limits:
             "max_query_chars",
             "max_page_size",
             "requests_per_window",
+            "failed_keys_per_window",
         ):
             if getattr(self, name) < 1:
                 raise InvalidArgumentError(f"limit {name} must be at least 1")
@@ -94,3 +96,39 @@ class RateLimiter:
             oldest = await self._cache.oldest_hit(self._prefix + key_id, since=now - window)
             return max(1.0, (oldest if oldest is not None else now) + window - now)
         return None
+
+
+class FailedKeys:
+    """Invalid keys per client address in a shared window: past the budget, a client is
+    refused before its key is verified, so guessing keys cannot buy hash work."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        limits: Limits,
+        *,
+        prefix: str = "redstring:serve:failed-keys:",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._cache = cache
+        self._limits = limits
+        self._prefix = prefix
+        self._clock = clock
+
+    async def wait(self, client: str) -> float | None:
+        """Seconds ``client`` must wait before a key of its is verified again, or ``None``."""
+        now = self._clock()
+        window = self._limits.window_seconds
+        key = self._prefix + client
+        if await self._cache.count_hits(key, since=now - window) < (
+            self._limits.failed_keys_per_window
+        ):
+            return None
+        oldest = await self._cache.oldest_hit(key, since=now - window)
+        return max(1.0, (oldest if oldest is not None else now) + window - now)
+
+    async def record(self, client: str) -> None:
+        """Count one invalid key from ``client``."""
+        await self._cache.record_hit(
+            self._prefix + client, at=self._clock(), ttl_seconds=self._limits.window_seconds
+        )

@@ -53,19 +53,27 @@ class _Authenticate(ServerMiddleware[Any]):
                 raise MCPError(code=INVALID_REQUEST, message="this server has no caller identity")
             tenant = self.fixed
         else:
-            tenant = await self._tenant(headers)
+            address = getattr(getattr(ctx.request, "client", None), "host", None)
+            tenant = await self._tenant(headers, address or "unknown")
         token = _TENANT.set(tenant)
         try:
             return await call_next(ctx)
         finally:
             _TENANT.reset(token)
 
-    async def _tenant(self, headers: Mapping[str, str]) -> TenantId:
+    async def _tenant(self, headers: Mapping[str, str], address: str) -> TenantId:
+        refused = await self.service.failed_keys.wait(address)
+        if refused is not None:
+            raise MCPError(
+                code=INVALID_REQUEST,
+                message=f"too many invalid API keys from this address; retry after {refused:.0f} s",
+            )
         scheme, _, key = (headers.get("authorization") or "").partition(" ")
         found: Principal | None = None
         if scheme.lower() == "bearer" and key:
             found = await self.service.keys.authenticate(key.strip())
         if found is None:
+            await self.service.failed_keys.record(address)
             raise MCPError(code=INVALID_REQUEST, message="send a valid API key as a Bearer token")
         wait = await self.service.rate.admit(found.key_id)
         if wait is not None:

@@ -20,7 +20,7 @@ from redstring.domain.models import Alias, Entity, Relationship
 from redstring.ports.cache import Cache
 from redstring.serve.jobs import JobRunner
 from redstring.serve.keys import KeyStore
-from redstring.serve.limits import Limits, RateLimiter
+from redstring.serve.limits import FailedKeys, Limits, RateLimiter
 
 __all__ = ["Connection", "EntityView", "Service", "entity_view"]
 
@@ -92,9 +92,11 @@ class Service:
     cache: Cache
     limits: Limits = field(default_factory=Limits)
     rate: RateLimiter = field(init=False)
+    failed_keys: FailedKeys = field(init=False)
 
     def __post_init__(self) -> None:
         self.rate = RateLimiter(self.cache, self.limits)
+        self.failed_keys = FailedKeys(self.cache, self.limits)
 
     def probes(self) -> dict[str, Callable[[], Awaitable[object]]]:
         """One cheap read per configured backend, by name (the readiness probe runs them)."""
