@@ -27,7 +27,6 @@ import redstring
 from redstring import export as exporting
 from redstring.cli import render, serving
 from redstring.cli.errors import InputError
-from redstring.documents import expand_paths
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph
