@@ -157,10 +157,11 @@ async def open_service(settings: Settings, options: dict[str, Any]) -> AsyncIter
 
     async with AsyncExitStack() as stack:
         runtime = await stack.enter_async_context(open_graph(settings, extract=True))
+        lease = float(options.get("job_lease", 30.0))
         keys: KeyStore
         if runtime.pool is None:
             keys = serve.InMemoryKeyStore()
-            jobs = serve.JobRunner(runtime.graph, serve.InMemoryJobStore())
+            jobs = serve.JobRunner(runtime.graph, serve.InMemoryJobStore(), lease_seconds=lease)
             _, secret = await keys.create(tenant=options["tenant"], name="serve --backend memory")
             sys.stderr.write(f"API key for tenant {options['tenant']} (this run only): {secret}\n")
         else:
@@ -169,7 +170,7 @@ async def open_service(settings: Settings, options: dict[str, Any]) -> AsyncIter
             tables = ServerTables(runtime.pool)
             await tables.ensure_schema()
             keys = PostgresKeyStore(tables)
-            jobs = serve.JobRunner(runtime.graph, PostgresJobStore(tables))
+            jobs = serve.JobRunner(runtime.graph, PostgresJobStore(tables), lease_seconds=lease)
         assert runtime.cache is not None
         limits = Limits(requests_per_window=int(options.get("rate_limit", 600)))
         yield serve.Service(
@@ -219,8 +220,16 @@ def serve_command(
     rate_limit: Annotated[
         int, typer.Option("--rate-limit", min=1, help="Requests per key per minute.")
     ] = 600,
+    job_lease: Annotated[
+        float,
+        typer.Option(
+            "--job-lease",
+            min=1.0,
+            help="Seconds a stopped server's job stays its own before another resumes it.",
+        ),
+    ] = 30.0,
 ) -> None:
-    options = {"tenant": invocation.tenant, "rate_limit": rate_limit}
+    options = {"tenant": invocation.tenant, "rate_limit": rate_limit, "job_lease": job_lease}
     if transport == "stdio":
         invocation.run(_stdio(invocation.settings, options, api_key))
         return

@@ -10,6 +10,7 @@ detail that repeats only what the request said. Every error is an RFC 9457 probl
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -86,8 +87,9 @@ def create_app(
 ) -> FastAPI:
     """The HTTP API over the service that ``open_service`` opens (in the app's lifespan).
 
-    On start the app opens the service and resumes unfinished jobs; on stop it stops the
-    running jobs (a later server resumes them) and closes the service. ``mount`` may add
+    On start the app opens the service and watches for abandoned jobs (resuming each once
+    its lease runs out); on stop it stops the running jobs (another server resumes them)
+    and closes the service. ``mount`` may add
     routes and run beside the app (the MCP server's transport).
     """
 
@@ -97,10 +99,13 @@ def create_app(
             app.state.service = service
             if mount is not None:
                 await stack.enter_async_context(mount(app))
-            await service.jobs.resume()
+            watcher = asyncio.create_task(service.jobs.watch())
             try:
                 yield
             finally:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
                 await service.jobs.close()
 
     app = FastAPI(

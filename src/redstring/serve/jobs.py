@@ -138,7 +138,8 @@ class JobRunner:
     """Runs jobs as tasks of this process, renewing each one's lease while it runs.
 
     ``lease_seconds`` is how long a silent owner keeps a job: a server that stops mid-job
-    leaves it to the next server that starts (or calls :meth:`resume`) after that long.
+    leaves it to whichever running server's :meth:`watch` (or a call of :meth:`resume`)
+    finds it after that long.
     """
 
     def __init__(
@@ -174,6 +175,21 @@ class JobRunner:
         for job_id in await self.store.unfinished():
             started += await self._start(job_id)
         return started
+
+    async def watch(self) -> None:
+        """Resume abandoned jobs for as long as this runs: once at once, then every half lease.
+
+        A server that starts while a stopped server's lease still holds takes the job over
+        when the lease runs out, without waiting for another restart.
+        """
+        while True:
+            try:
+                await self.resume()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a lost connection: try again at the next beat
+                pass
+            await asyncio.sleep(self.lease.total_seconds() / 2)
 
     async def close(self) -> None:
         """Stop the running tasks; their jobs stay unfinished for a later server to resume."""
