@@ -52,7 +52,7 @@ async def _principal(
         raise ProblemError(
             429,
             f"too many invalid API keys from this address; retry after {refused:.0f} s",
-            headers={"Retry-After": str(int(refused + 0.999))},
+            headers=retry_after(refused),
         )
     found = await service.keys.authenticate(credentials.credentials)
     if found is None:
@@ -68,7 +68,7 @@ async def _principal(
             429,
             f"this key made more than {service.limits.requests_per_window} requests in "
             f"{service.limits.window_seconds:g} s; retry after {wait:.0f} s",
-            headers={"Retry-After": str(int(wait + 0.999))},
+            headers=retry_after(wait),
         )
     return found
 
@@ -112,7 +112,14 @@ Offset = Annotated[int, Query(ge=0, description="How many items to skip.")]
 Limit = Annotated[int, Query(ge=1, description="Page size (at most the server's page limit).")]
 
 
+def retry_after(seconds: float) -> dict[str, str]:
+    """The ``Retry-After`` header for a wait of ``seconds`` (whole seconds, rounded up)."""
+    return {"Retry-After": str(int(seconds + 0.999))}
+
+
 def page(service: Service, items: list[T], offset: int, limit: int) -> Page[T]:
+    """``items[offset:offset + limit]`` with the total; 422 naming query.limit past the
+    server's page size."""
     if limit > service.limits.max_page_size:
         raise ProblemError(
             422,
@@ -125,6 +132,7 @@ def page(service: Service, items: list[T], offset: int, limit: int) -> Page[T]:
 
 
 def check_text(service: Service, text: str, field: str) -> None:
+    """422 naming ``field`` when a query or question is longer than the server takes."""
     if len(text) > service.limits.max_query_chars:
         raise ProblemError(
             422,
@@ -135,6 +143,7 @@ def check_text(service: Service, text: str, field: str) -> None:
 
 
 async def core(call: Any, *, field: str | None = None) -> Any:
+    """Await a facade call; a redstring error becomes its problem (``field``: the input)."""
     try:
         return await call
     except RedstringError as error:
@@ -142,6 +151,7 @@ async def core(call: Any, *, field: str | None = None) -> Any:
 
 
 def check_length(service: Service, text: str, field: str = "body.text") -> None:
+    """413 when a document is longer than the graph ingests."""
     limit = service.graph.settings.max_document_chars
     if len(text) > limit:
         raise ProblemError(
@@ -151,6 +161,7 @@ def check_length(service: Service, text: str, field: str = "body.text") -> None:
 
 
 def check_records(lines: list[str]) -> None:
+    """422 naming the first malformed record of a JSON Lines import (nothing is written)."""
     from redstring.ingest.records import parse_jsonl, split_and_check
 
     try:

@@ -28,13 +28,13 @@ from starlette.applications import Starlette
 import redstring
 from redstring.domain.errors import InvalidArgumentError, RedstringError
 from redstring.domain.ids import EntityId, TenantId, tenant_id
+from redstring.serve.guards import TENANT_HEADER
 from redstring.serve.keys import Principal
 from redstring.serve.service import Service, entity_view
 
 __all__ = ["create_mcp_server", "mount_mcp"]
 
 _TENANT: contextvars.ContextVar[TenantId] = contextvars.ContextVar("redstring_mcp_tenant")
-TENANT_HEADER = "x-redstring-tenant"
 
 
 class _Authenticate(ServerMiddleware[Any]):
@@ -78,7 +78,7 @@ class _Authenticate(ServerMiddleware[Any]):
         wait = await self.service.rate.admit(found.key_id)
         if wait is not None:
             raise MCPError(code=INVALID_REQUEST, message=f"rate limited: retry after {wait:.0f} s")
-        named = headers.get(TENANT_HEADER)
+        named = headers.get(TENANT_HEADER.lower())
         if found.tenant is not None:
             if named is not None:
                 raise MCPError(
