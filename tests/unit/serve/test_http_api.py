@@ -279,3 +279,33 @@ def test_the_body_limit_comes_from_the_service_limits() -> None:
             "/v1/documents", json={"source": "s", "text": "Eli Stone."}, headers=headers
         )
         assert small.status_code == 200
+
+
+def test_merge_review_through_the_api() -> None:
+    """Merge two people, see it listed and the alias resolve, unmerge, and a second merge
+    of the pair (kept apart) or of different types is a 409."""
+    with serving() as (client, world):
+        headers = as_tenant(world, TENANT_A)
+        entities = client.get("/v1/export", headers=headers).json()["entities"]
+        ids = {item["entity"]["name"]: item["entity"]["id"] for item in entities}
+        keep, absorb = ids["Amara Okafor"], ids["Bruno Diaz"]
+        merged = client.post("/v1/merges", json={"keep": keep, "absorb": absorb}, headers=headers)
+        assert merged.status_code == 200, merged.text
+        assert merged.json() == {"kept": keep, "alias": absorb}
+        listed = client.get("/v1/merges", headers=headers).json()
+        assert [(m["winner_id"], m["loser_id"]) for m in listed["items"]] == [(keep, absorb)]
+        alias = client.get(f"/v1/entities/{absorb}", headers=headers).json()
+        assert alias["entity"]["id"] == keep
+        assert [a["alias_id"] for a in alias["aliases"]] == [absorb]
+        restored = client.post("/v1/unmerge", json={"alias": absorb}, headers=headers)
+        assert restored.json() == {"restored": absorb}
+        again = client.post("/v1/merges", json={"keep": keep, "absorb": absorb}, headers=headers)
+        assert again.status_code == 409
+        assert again.json()["type"] == "urn:redstring:problem:conflict"
+        kinds = client.post(
+            "/v1/merges", json={"keep": keep, "absorb": ids["Okafor Labs"]}, headers=headers
+        )
+        assert kinds.status_code == 409
+        matches = client.get("/v1/possible-matches", headers=headers)
+        assert matches.status_code == 200
+        assert matches.json()["total"] == len(matches.json()["items"])
