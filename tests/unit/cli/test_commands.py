@@ -12,7 +12,7 @@ import pytest
 import redstring
 from redstring.cli.commands import app
 from tests.unit.cli.conftest import EXTRACTOR, RunCli
-from tests.unit.cli.test_documents import write_docx, write_pdf
+from tests.unit.documents.test_documents import write_docx, write_pdf
 
 COMMANDS = sorted(command.name or "" for command in app.registered_commands)
 
