@@ -234,7 +234,7 @@ def test_the_wheel_ships_the_offline_html_view_with_its_licences(wheel: Path) ->
     """The page template, the vendored vis-network and both of its licence texts."""
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    static = "redstring/cli/static/"
+    static = "redstring/export/static/"
     assert {
         f"{static}graph_view.html",
         f"{static}vis-network/vis-network.min.js",

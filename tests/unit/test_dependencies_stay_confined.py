@@ -52,9 +52,14 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("rich",), directories=("cli",)),
     Confinement(packages=("platformdirs",), directories=("cli",)),
     Confinement(packages=("pgserver",), directories=("cli",)),
-    Confinement(packages=("selectolax",), directories=("cli/documents",)),
-    Confinement(packages=("pypdf",), directories=("cli/documents",)),
-    Confinement(packages=("docx",), directories=("cli/documents",)),
+    # The servers: the HTTP framework, its server, the MCP SDK and the key hashing.
+    Confinement(packages=("fastapi", "starlette"), directories=("serve",)),
+    Confinement(packages=("uvicorn",), directories=("cli",)),
+    Confinement(packages=("mcp",), directories=("serve",)),
+    Confinement(packages=("argon2",), directories=("serve",)),
+    Confinement(packages=("selectolax",), directories=("documents",)),
+    Confinement(packages=("pypdf",), directories=("documents",)),
+    Confinement(packages=("docx",), directories=("documents",)),
 )
 
 

@@ -24,14 +24,14 @@ from rich.progress import (
 from rich.table import Table
 
 import redstring
-from redstring.cli import export as exporting
-from redstring.cli import render
-from redstring.cli.documents import expand_paths
+from redstring import export as exporting
+from redstring.cli import render, serving
 from redstring.cli.errors import InputError
 from redstring.cli.ingesting import IngestTally, ingest_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.runtime import describe_extractor, open_graph
 from redstring.composition.schema_files import load_schema
+from redstring.documents import expand_paths
 from redstring.domain.ids import EntityId
 from redstring.domain.schema import Schema
 from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
@@ -579,3 +579,6 @@ def demo(
         )
     else:
         demo_module.show(invocation, result)
+
+
+serving.register(app)

@@ -15,7 +15,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from redstring.cli import export as exporting
+from redstring import export as exporting
 from redstring.cli import render
 from redstring.cli.ingesting import FileOutcome, IngestTally
 from redstring.cli.options import Invocation

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from redstring.cli.documents import file_sha256, read_document
 from redstring.cli.errors import CliError
 from redstring.composition.knowledge_graph import KnowledgeGraph
+from redstring.documents import file_sha256, read_document
 from redstring.domain.errors import RedstringError
 from redstring.domain.schema import Schema
 

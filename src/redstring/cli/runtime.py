@@ -43,6 +43,9 @@ class Runtime:
     extractor: Extractor | None
     llm: LlmProvider | None
     where: str
+    cache: Cache | None = None
+    pool: Any = None
+    """The PostgreSQL pool the stores share (``None`` on the memory backend)."""
 
 
 def _load(module: str, name: str, purpose: str, hint: str = "") -> Any:
@@ -180,6 +183,7 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
     offline pipeline costs about a second).
     """
     async with AsyncExitStack() as stack:
+        pool: Any = None
         cache: Cache
         if settings.redis_url:
             from redstring.cache.adapters.redis import RedisCache
@@ -206,18 +210,29 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
                 if settings.embedded
                 else "PostgreSQL at " + _safe_dsn(dsn)
             )
+            from redstring.postgres.pool import create_pool
+
+            pool = await create_pool(dsn, min_size=1, max_size=10)
+            stack.push_async_callback(pool.close)
             if settings.neo4j_uri:
-                graph = await _with_neo4j(stack, dsn, settings.neo4j_uri, embeddings, options)
+                graph = await _with_neo4j(stack, pool, settings.neo4j_uri, embeddings, options)
                 where += " + Neo4j graph"
             else:
-                graph = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
+                graph = await KnowledgeGraph.on_postgres(pool, embeddings=embeddings, **options)
         stack.push_async_callback(graph.close)
-        yield Runtime(graph=graph, extractor=extractor, llm=llm, where=where)
+        yield Runtime(
+            graph=graph,
+            extractor=extractor,
+            llm=llm,
+            where=where,
+            cache=cache,
+            pool=pool if settings.backend != "memory" else None,
+        )
 
 
 async def _with_neo4j(
     stack: AsyncExitStack,
-    dsn: str,
+    pool: Any,
     neo4j_uri: str,
     embeddings: EmbeddingProvider,
     options: dict[str, Any],
@@ -225,7 +240,7 @@ async def _with_neo4j(
     """The PostgreSQL stores of ``on_postgres`` with the graph in Neo4j instead."""
     from redstring.graph.adapters.neo4j import Neo4jGraphStore
 
-    on_postgres = await KnowledgeGraph.on_postgres(dsn, embeddings=embeddings, **options)
+    on_postgres = await KnowledgeGraph.on_postgres(pool, embeddings=embeddings, **options)
     stack.push_async_callback(on_postgres.close)
     uri, auth = _neo4j_target(neo4j_uri)
     graph_store = await Neo4jGraphStore.connect(uri, auth)

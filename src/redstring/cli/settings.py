@@ -9,6 +9,7 @@ reads any of them: this module turns them into explicit arguments.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -173,3 +174,31 @@ def _read_file(path: Path, *, explicit: bool) -> dict[str, object]:
         if not isinstance(value, str):
             raise ConfigError(f"config file {path}: {key} must be a string, got {value!r}")
     return dict(data)
+
+
+WORKER_VARIABLE = ENV_PREFIX + "SERVE_WORKER"
+"""How ``redstring serve --workers N`` hands its effective settings to each worker process."""
+
+
+def hand_to_workers(settings: Settings, options: Mapping[str, object]) -> None:
+    """Put the settings and server ``options`` where each worker process reads them back."""
+    values = {name: getattr(settings, name) for name in SETTING_NAMES}
+    values["data_dir"] = str(settings.data_dir)
+    os.environ[WORKER_VARIABLE] = json.dumps({"settings": values, "options": dict(options)})
+
+
+def from_worker_environment() -> tuple[Settings, dict[str, object]]:
+    """What :func:`hand_to_workers` wrote, read back in a worker process."""
+    raw = os.environ.get(WORKER_VARIABLE)
+    if not raw:
+        raise ConfigError(f"{WORKER_VARIABLE} is not set: start workers with `redstring serve`")
+    data = json.loads(raw)
+    values = data["settings"]
+    return (
+        Settings(
+            **{name: values[name] for name in SETTING_NAMES if name != "data_dir"},
+            data_dir=Path(values["data_dir"]),
+            origins={"all": "the serving parent process"},
+        ),
+        dict(data["options"]),
+    )

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from redstring import KnowledgeGraph
-from redstring.cli.export import to_html
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
+from redstring.export import to_html
 from redstring.ingest.reports import GraphSnapshot
 from tests.backends import backend_unavailable
 from tests.unit.cli.names_extractor import CapitalisedNames

@@ -12,7 +12,7 @@ import pytest
 import redstring
 from redstring.cli.commands import app
 from tests.unit.cli.conftest import EXTRACTOR, RunCli
-from tests.unit.cli.test_documents import write_docx, write_pdf
+from tests.unit.documents.test_documents import write_docx, write_pdf
 
 COMMANDS = sorted(command.name or "" for command in app.registered_commands)
 
@@ -22,7 +22,7 @@ def test_every_command_of_the_issue_exists() -> None:
     assert set(COMMANDS) == {
         "ask", "config", "delete-source", "delete-tenant", "demo", "export", "import",
         "ingest", "merge", "merges", "possible-matches", "query", "rebuild", "sources",
-        "stats", "unmerge",
+        "serve", "stats", "unmerge",
     }  # fmt: skip
 
 

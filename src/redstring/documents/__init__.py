@@ -1,4 +1,5 @@
-"""Documents on disk to text: which files an ``ingest`` argument names, and their text.
+"""Documents on disk to text (for the command and the server): which files an argument
+names, and their text.
 
 ``.txt`` and ``.md`` are read as UTF-8; ``.html``/``.htm`` through selectolax (scripts, styles
 and markup dropped, block elements kept as paragraphs); ``.pdf`` through pypdf (page text,
@@ -14,34 +15,45 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from redstring.cli.errors import InputError
+from redstring.domain.errors import InvalidArgumentError
 
-__all__ = ["SUPPORTED_SUFFIXES", "Document", "expand_paths", "file_sha256", "read_document"]
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "Document",
+    "UnreadableDocumentError",
+    "expand_paths",
+    "file_sha256",
+    "read_document",
+]
+
+
+class UnreadableDocumentError(InvalidArgumentError):
+    """A path, pattern or file cannot be read as a document; the message names it and why."""
 
 
 def _read_plain(path: Path) -> str:
     try:
         return path.read_text("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(
+        raise UnreadableDocumentError(
             f"{path} is not UTF-8 text ({error.reason} at byte {error.start})"
         ) from error
 
 
 def _read_html(path: Path) -> str:
-    from redstring.cli.documents.html_text import html_to_text
+    from redstring.documents.html_text import html_to_text
 
     return html_to_text(path.read_bytes().decode("utf-8", errors="replace"))
 
 
 def _read_pdf(path: Path) -> str:
-    from redstring.cli.documents.pdf_text import pdf_to_text
+    from redstring.documents.pdf_text import pdf_to_text
 
     return pdf_to_text(path)
 
 
 def _read_docx(path: Path) -> str:
-    from redstring.cli.documents.docx_text import docx_to_text
+    from redstring.documents.docx_text import docx_to_text
 
     return docx_to_text(path)
 
@@ -78,19 +90,22 @@ def file_sha256(path: Path) -> str:
 
 
 def read_document(path: Path) -> Document:
-    """The text of ``path``; :class:`InputError` for an unsupported suffix or unreadable file."""
+    """The text of ``path``; :class:`UnreadableDocumentError` for an unsupported suffix or an
+    unreadable file."""
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
-        raise InputError(
+        raise UnreadableDocumentError(
             f"{path}: unsupported file type {path.suffix or '(none)'!r}; "
             f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
         )
     try:
         text = reader(path)
-    except InputError:
+    except UnreadableDocumentError:
         raise
     except Exception as error:  # a reader's own error types differ per library
-        raise InputError(f"{path}: could not read it as {path.suffix}: {error}") from error
+        raise UnreadableDocumentError(
+            f"{path}: could not read it as {path.suffix}: {error}"
+        ) from error
     return Document(
         path=path, text=text, format=path.suffix.lower().lstrip("."), sha256=file_sha256(path)
     )
@@ -100,15 +115,15 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
     """Files named by ``arguments``: files as given, folders walked recursively (supported
     suffixes only, hidden entries skipped) and glob patterns (``**`` included) expanded.
 
-    The result is sorted and free of duplicates. :class:`InputError` names an argument that
-    matches nothing, or a file given by name whose type is not supported.
+    The result is sorted and free of duplicates. :class:`UnreadableDocumentError` names an
+    argument that matches nothing, or a file given by name whose type is not supported.
     """
     found: set[Path] = set()
     for argument in arguments:
         path = Path(argument).expanduser()
         if path.is_file():
             if path.suffix.lower() not in _READERS:
-                raise InputError(
+                raise UnreadableDocumentError(
                     f"{argument}: unsupported file type {path.suffix or '(none)'!r}; "
                     f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
                 )
@@ -122,10 +137,10 @@ def expand_paths(arguments: Iterable[str]) -> list[Path]:
                 if match.is_dir():
                     files.update(_walk(match))
             if not files:
-                raise InputError(f"{argument}: the pattern matches no supported file")
+                raise UnreadableDocumentError(f"{argument}: the pattern matches no supported file")
             found.update(files)
         else:
-            raise InputError(f"{argument}: no such file or folder")
+            raise UnreadableDocumentError(f"{argument}: no such file or folder")
     return sorted(found)
 
 

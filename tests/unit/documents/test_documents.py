@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from redstring.cli.documents import expand_paths, read_document
-from redstring.cli.errors import InputError
+from redstring.documents import UnreadableDocumentError, expand_paths, read_document
 
 
 def write_docx(path: Path, paragraphs: list[str], table: list[list[str]] | None = None) -> None:
@@ -101,14 +100,16 @@ def test_an_argument_that_names_nothing_is_refused(
     tmp_path: Path, name: str, expected: str
 ) -> None:
     """A typo must not ingest nothing silently."""
-    with pytest.raises(InputError, match=expected):
+    with pytest.raises(UnreadableDocumentError, match=expected):
         expand_paths([str(tmp_path / name)])
 
 
 def test_an_unsupported_file_named_explicitly_is_refused(tmp_path: Path) -> None:
     """Naming a file we cannot read is an error that lists what is supported."""
     (tmp_path / "sheet.xlsx").write_bytes(b"PK")
-    with pytest.raises(InputError, match=r"unsupported file type '.xlsx'; supported: .txt"):
+    with pytest.raises(
+        UnreadableDocumentError, match=r"unsupported file type '.xlsx'; supported: .txt"
+    ):
         expand_paths([str(tmp_path / "sheet.xlsx")])
 
 
@@ -116,7 +117,7 @@ def test_a_corrupt_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
     """A broken PDF or non-UTF-8 text fails with the file's name, not a library traceback."""
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
     (tmp_path / "latin.txt").write_bytes("café".encode("latin-1"))
-    with pytest.raises(InputError, match=r"broken\.pdf"):
+    with pytest.raises(UnreadableDocumentError, match=r"broken\.pdf"):
         read_document(tmp_path / "broken.pdf")
-    with pytest.raises(InputError, match=r"latin\.txt is not UTF-8"):
+    with pytest.raises(UnreadableDocumentError, match=r"latin\.txt is not UTF-8"):
         read_document(tmp_path / "latin.txt")

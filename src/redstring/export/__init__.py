@@ -132,7 +132,7 @@ def _script_safe(text: str) -> str:
 
 
 def _static(name: str) -> str:
-    return resources.files("redstring.cli").joinpath("static", name).read_text("utf-8")
+    return resources.files("redstring.export").joinpath("static", name).read_text("utf-8")
 
 
 def to_html(snapshot: GraphSnapshot) -> str:

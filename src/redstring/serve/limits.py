@@ -1,0 +1,134 @@
+"""What one request may ask for, and how often one key may ask.
+
+The per-key rate limit is the model calls' shared limiter
+(:class:`redstring.llm.resilience.RateLimiter`, ADR 0010) in its refusing mode, one per key:
+every server process sharing one cache (Redis) shares one budget per key, and no window of
+``window_seconds`` ever admits more than ``requests_per_window`` requests of a key, however
+many processes race. A refused request is not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.llm.resilience.rate_limit import OnLimit, RateLimitPolicy
+from redstring.llm.resilience.rate_limit import RateLimiter as SharedLimiter
+from redstring.ports.cache import Cache
+from redstring.ports.errors import RateLimitedError
+
+__all__ = ["FailedKeys", "Limits", "RateLimiter"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits; each is checked before any work is done."""
+
+    max_body_bytes: int = 10 * 1024 * 1024
+    max_documents_per_batch: int = 100
+    max_query_chars: int = 2_000
+    max_page_size: int = 100
+    requests_per_window: int = 600
+    window_seconds: float = 60.0
+    failed_keys_per_window: int = 30
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_body_bytes",
+            "max_documents_per_batch",
+            "max_query_chars",
+            "max_page_size",
+            "requests_per_window",
+            "failed_keys_per_window",
+        ):
+            if getattr(self, name) < 1:
+                raise InvalidArgumentError(f"limit {name} must be at least 1")
+        if not (self.window_seconds > 0 and math.isfinite(self.window_seconds)):
+            raise InvalidArgumentError("limit window_seconds must be positive and finite")
+
+
+class RateLimiter:
+    """Per-key request budgets in a shared cache."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        limits: Limits,
+        *,
+        prefix: str = "redstring:serve:rate:",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._cache = cache
+        self._limits = limits
+        self._prefix = prefix
+        self._clock = clock
+        self._policy = RateLimitPolicy(
+            calls=limits.requests_per_window,
+            per_seconds=limits.window_seconds,
+            on_limit=OnLimit.RAISE,
+        )
+        self._by_key: dict[str, SharedLimiter] = {}
+
+    async def admit(self, key_id: str) -> float | None:
+        """Admit one request of ``key_id``: ``None`` if admitted, else seconds to wait."""
+        limiter = self._by_key.get(key_id)
+        if limiter is None:
+            if len(self._by_key) > 10_000:
+                self._by_key.clear()
+            limiter = self._by_key[key_id] = SharedLimiter(
+                self._cache,
+                self._prefix + key_id,
+                self._policy,
+                clock=self._clock,
+                sleep=asyncio.sleep,
+                random=random.random,
+            )
+        try:
+            await limiter.admit()
+        except RateLimitedError:
+            now = self._clock()
+            window = self._limits.window_seconds
+            oldest = await self._cache.oldest_hit(self._prefix + key_id, since=now - window)
+            return max(1.0, (oldest if oldest is not None else now) + window - now)
+        return None
+
+
+class FailedKeys:
+    """Invalid keys per client address in a shared window: past the budget, a client is
+    refused before its key is verified, so guessing keys cannot buy hash work."""
+
+    def __init__(
+        self,
+        cache: Cache,
+        limits: Limits,
+        *,
+        prefix: str = "redstring:serve:failed-keys:",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._cache = cache
+        self._limits = limits
+        self._prefix = prefix
+        self._clock = clock
+
+    async def wait(self, client: str) -> float | None:
+        """Seconds ``client`` must wait before a key of its is verified again, or ``None``."""
+        now = self._clock()
+        window = self._limits.window_seconds
+        key = self._prefix + client
+        if await self._cache.count_hits(key, since=now - window) < (
+            self._limits.failed_keys_per_window
+        ):
+            return None
+        oldest = await self._cache.oldest_hit(key, since=now - window)
+        return max(1.0, (oldest if oldest is not None else now) + window - now)
+
+    async def record(self, client: str) -> None:
+        """Count one invalid key from ``client``."""
+        await self._cache.record_hit(
+            self._prefix + client, at=self._clock(), ttl_seconds=self._limits.window_seconds
+        )
