@@ -211,4 +211,3 @@ def _refuse_duplicate_ids(events: Sequence[NewEvent]) -> None:
                 f"event id {item.event_id} appears twice in one batch: every event needs its own id"
             )
         seen.add(item.event_id)
-
