@@ -126,6 +126,9 @@ async def _realistic_statistics(driver: AsyncDriver) -> None:
     people = [_entity(f"person {n}") for n in range(400)]
     await store.upsert_entities(tenant, people)
     await store.upsert_relationships(tenant, [_edge(a, b) for a, b in itertools.pairwise(people)])
+    # Resample the indexes and wait, so the planner sees these counts rather than stale ones
+    # (one CI run planned a shortest path into every node); it also clears cached plans.
+    await driver.execute_query("CALL db.prepareForReplanning()", database_=DEFAULT_DATABASE)
     await driver.execute_query("CALL db.clearQueryCaches()", database_=DEFAULT_DATABASE)
 
 
