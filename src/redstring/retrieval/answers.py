@@ -121,7 +121,8 @@ class Answerer:
 
         Sentences come from the first ``extractive_passages`` passages; each scores the
         summed weight of the question's words it holds (a word rare among these sentences
-        weighs more, so "the" and "is" barely count), damped by its passage's rank. The
+        weighs more, so "the" and "is" barely count), damped by its passage's rank and by
+        its length. The
         ``extractive_sentences`` best are quoted in score order; with no sentence holding a
         question word, each passage's first sentence stands in. Graph facts follow when a
         quoted passage evidences them.
@@ -203,8 +204,10 @@ def best_sentences(
 
     A sentence scores the sum, over the distinct question words it holds, of that word's
     inverse frequency among all the candidate sentences, divided by ``1 + 0.25 * rank`` of
-    its passage (rank 0 is the best passage). Ties keep passage and sentence order. When no
-    sentence holds a question word, the passages' first sentences are returned instead.
+    its passage (rank 0 is the best passage) and, as BM25 normalises documents, by
+    ``0.5 + 0.5 * length / mean length`` (a long sentence holds more words by chance). Ties
+    keep passage and sentence order. When no sentence holds a question word, the passages'
+    first sentences are returned instead.
     """
     candidates = [
         (rank, passage.marker, sentence)
@@ -221,13 +224,16 @@ def best_sentences(
         word: math.log(1.0 + (total - count + 0.5) / (count + 0.5))
         for word, count in frequency.items()
     }
+    lengths = [len(tokenize(sentence)) or 1 for _, _, sentence in candidates]
+    mean = sum(lengths) / len(lengths)
     scored = [
         QuotedSentence(
             text=sentence,
             marker=marker,
-            score=sum(weight[word] for word in words) / (1.0 + 0.25 * rank),
+            score=sum(weight[word] for word in words)
+            / ((1.0 + 0.25 * rank) * (0.5 + 0.5 * length / mean)),
         )
-        for (rank, marker, sentence), words in zip(candidates, held, strict=True)
+        for (rank, marker, sentence), words, length in zip(candidates, held, lengths, strict=True)
     ]
     matching = [sentence for sentence in scored if sentence.score > 0]
     if not matching:

@@ -64,3 +64,17 @@ def test_with_no_question_word_held_each_passage_opens_the_answer() -> None:
     chosen = best_sentences("zebra?", passages, 3)
     assert [(s.marker, s.text) for s in chosen] == [("P1", "Alpha one."), ("P2", "Beta one.")]
     assert best_sentences("zebra?", [], 3) == []
+
+
+def test_a_long_sentence_does_not_win_by_holding_more_words_by_chance() -> None:
+    """Both hold the rare words; the short, direct one ranks first (length-normalised)."""
+    long_one = (
+        "The review follows three firms, Okafor Labs, Halvard Maritime and Brinewater, the "
+        "start-up that Jonah Whitlock founded in a rented garage, through a decade of change."
+    )
+    passages = [
+        passage("P1", f"{long_one} Brinewater was founded by Jonah Whitlock."),
+        passage("P2", "Nothing here."),
+    ]
+    chosen = best_sentences("Who founded Brinewater?", passages, 2)
+    assert chosen[0].text == "Brinewater was founded by Jonah Whitlock."
