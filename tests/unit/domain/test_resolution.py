@@ -21,7 +21,12 @@ from redstring.domain.resolution import (
     profile,
     score_pair,
 )
-from redstring.domain.resolution.fields import compare_values, normalise_value
+from redstring.domain.resolution.fields import (
+    DEFAULT_FIELD_KINDS,
+    compare_values,
+    field_of,
+    normalise_value,
+)
 
 
 def level(left: str, right: str) -> str:
@@ -308,3 +313,35 @@ class TestProperties:
 def test_frequencies_default_to_neutral() -> None:
     """With no data every ratio is 1: weights stay at their ladder defaults."""
     assert Frequencies().ratio("name:Person", "smith") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [
+        ("Date of Birth", "date_of_birth"),
+        ("dateOfBirth", "date_of_birth"),
+        ("date-of-birth", "date_of_birth"),
+        ("DOB", "date_of_birth"),
+        ("postalCode", "postcode"),
+        ("ZIP", "postcode"),
+        ("E-mail", "email"),
+        ("phoneNumber", "phone"),
+        ("Address Line 1", "address"),
+        ("City", "locality"),
+        ("Employer", "employer"),
+    ],
+)
+def test_export_spellings_of_a_key_name_one_field(key: str, field: str) -> None:
+    """Spaces, hyphens, camelCase and capitals, as real exports write keys, name the field."""
+    assert field_of(key, DEFAULT_FIELD_KINDS)[0] == field
+
+
+def test_a_date_of_birth_under_an_exported_key_still_decides() -> None:
+    """'Date of Birth' that disagrees keeps namesakes apart, as 'date_of_birth' does."""
+    one = profile("Person", "John Smith", {"Date of Birth": "1950-01-01"})
+    other = profile("Person", "John Smith", {"dateOfBirth": "1987-06-30"})
+    same = profile("Person", "John Smith", {"DOB": "01/01/1950"})
+    frequencies = frequencies_of([one, other, same])
+    assert score_pair(one, other, frequencies).conflicting
+    assert not score_pair(one, same, frequencies).conflicting
+    assert score_pair(one, same, frequencies).weight > score_pair(one, other, frequencies).weight

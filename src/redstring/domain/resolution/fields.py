@@ -21,7 +21,10 @@ from redstring.domain.resolution.weights import FieldKind
 
 DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
     **dict.fromkeys(
-        ("date_of_birth", "dob", "born", "birth_date", "birthdate", "date_of_incorporation"),
+        (
+            "date_of_birth", "dob", "born", "birth_date", "birthdate", "birthday",
+            "date_born", "d_o_b", "date_of_incorporation", "incorporation_date",
+        ),
         ("date_of_birth", FieldKind.DATE),
     ),
     **dict.fromkeys(
@@ -31,17 +34,30 @@ DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
         ),
         ("identifier", FieldKind.IDENTIFIER),
     ),
-    **dict.fromkeys(("email", "email_address"), ("email", FieldKind.CONTACT)),
-    **dict.fromkeys(("phone", "telephone", "phone_number", "mobile"), ("phone", FieldKind.CONTACT)),
     **dict.fromkeys(
-        ("address", "street", "street_address", "address_line", "address_1", "address1"),
+        ("email", "email_address", "e_mail", "e_mail_address", "mail"), ("email", FieldKind.CONTACT)
+    ),
+    **dict.fromkeys(
+        (
+            "phone", "telephone", "phone_number", "mobile", "mobile_phone", "mobile_number",
+            "cell", "cell_phone", "tel", "phone_no",
+        ),
+        ("phone", FieldKind.CONTACT),
+    ),
+    **dict.fromkeys(
+        (
+            "address", "street", "street_address", "address_line", "address_1", "address1",
+            "address_line_1", "address_line1", "addr", "street_1", "street1", "home_address",
+        ),
         ("address", FieldKind.ADDRESS),
     ),
     **dict.fromkeys(
-        ("postcode", "postal_code", "zip", "zip_code", "zipcode"), ("postcode", FieldKind.POSTCODE)
+        ("postcode", "postal_code", "zip", "zip_code", "zipcode", "post_code", "postalcode"),
+        ("postcode", FieldKind.POSTCODE),
     ),
     **dict.fromkeys(
-        ("locality", "city", "town", "suburb", "municipality"), ("locality", FieldKind.LOCALITY)
+        ("locality", "city", "town", "suburb", "municipality", "city_name", "town_city"),
+        ("locality", FieldKind.LOCALITY),
     ),
 }  # fmt: skip
 """Attribute key (lowercase) -> (the field it is evidence for, how it is compared)."""
@@ -75,9 +91,26 @@ _MONTHS = {
 _NOT_ALNUM = re.compile(r"[^0-9A-Za-z]+")
 
 
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEY_SEPARATORS = re.compile(r"[^0-9a-z]+")
+
+
+def key_form(key: str) -> str:
+    """An attribute key as the field table spells keys: ``"Date of Birth"``, ``"dateOfBirth"``
+    and ``"date-of-birth"`` are all ``"date_of_birth"``; ``"ZIP"`` is ``"zip"``."""
+    snake = _CAMEL.sub("_", key).casefold()
+    return _KEY_SEPARATORS.sub("_", snake).strip("_") or key.casefold()
+
+
 def field_of(key: str, kinds: Mapping[str, tuple[str, FieldKind]]) -> tuple[str, FieldKind]:
-    """The field an attribute key is evidence for, and its kind (``TEXT`` when unknown)."""
-    return kinds.get(key.casefold(), (key, FieldKind.TEXT))
+    """The field an attribute key is evidence for, and its kind (``TEXT`` when unknown).
+
+    Keys are compared in :func:`key_form`, so the spelling conventions of real exports
+    (spaces, hyphens, camelCase, capitals) name the same field; an unknown key is a ``TEXT``
+    field under its key form, so ``"Employer"`` and ``"employer"`` are compared too.
+    """
+    form = key_form(key)
+    return kinds.get(form, (form, FieldKind.TEXT))
 
 
 def normalise_value(kind: FieldKind, value: JsonValue) -> str | None:
