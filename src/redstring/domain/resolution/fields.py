@@ -60,7 +60,8 @@ DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
         ("locality", FieldKind.LOCALITY),
     ),
 }  # fmt: skip
-"""Attribute key (lowercase) -> (the field it is evidence for, how it is compared)."""
+"""Attribute key, in :func:`key_form` (lowercase, words joined by ``_``) -> (the field it is
+evidence for, how it is compared)."""
 
 _ADDRESS_WORDS = {
     "street": "st", "road": "rd", "avenue": "ave", "av": "ave", "lane": "ln", "drive": "dr",
