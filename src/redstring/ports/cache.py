@@ -24,7 +24,9 @@ This is deliberately not a general cache; it carries what the model-call resilie
   expires).
 * Hit times (``at``, ``since``) are finite numbers; NaN or an infinity raises
   ``InvalidArgumentError``.
-* Keys are any text and distinct keys never meet: no case folding, trimming or collision
+* Keys and values are UTF-8 text: a lone surrogate in a key or a value raises
+  ``InvalidArgumentError`` and writes nothing (no UTF-8 store can hold it; ADR 0023).
+* Keys are any other text and distinct keys never meet: no case folding, trimming or collision
   between one key's value and another key's hit window. A hit window and a value may share
   a key; ``delete`` clears both.
 * Lifecycle (``redstring.ports.lifecycle``): ``close`` is safe twice and ``async with``
@@ -43,6 +45,7 @@ import re
 from typing import Protocol, runtime_checkable
 
 from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.portable import check_unicode
 from redstring.ports.lifecycle import AsyncClosable
 
 LARGEST_COUNTER = 2**63 - 1
@@ -116,6 +119,12 @@ def check_ttl(ttl_seconds: float) -> float:
             f"{MIN_TTL_SECONDS} to {MAX_TTL_SECONDS:.0f}, or None for no expiry where allowed"
         )
     return ttl_seconds
+
+
+def check_text(value: str, *, what: str) -> str:
+    """``value`` if it encodes as UTF-8; :class:`InvalidArgumentError` naming the lone
+    surrogate otherwise. NUL is fine: Redis and dictionaries hold it."""
+    return check_unicode(value, what=what)
 
 
 def check_instant(value: float, *, what: str) -> float:

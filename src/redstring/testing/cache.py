@@ -495,6 +495,26 @@ class CacheCompliance(SuiteGuard):
 
     # --- arguments and lifecycle ----------------------------------------------------------
 
+    async def test_a_lone_surrogate_in_a_key_or_value_is_refused(self, cache: Cache) -> None:
+        """No UTF-8 store holds a lone surrogate: every method refuses such a key, ``set``
+        such a value, with ``InvalidArgumentError``, and nothing is written."""
+        key = unique_key("surrogate")
+        odd = f"{key}\ud800"
+        calls = (
+            lambda: cache.get(odd),
+            lambda: cache.set(odd, "value"),
+            lambda: cache.increment(odd),
+            lambda: cache.delete(odd),
+            lambda: cache.record_hit(odd, at=NOW, ttl_seconds=HOUR),
+            lambda: cache.count_hits(odd, since=NOW),
+            lambda: cache.oldest_hit(odd, since=NOW),
+            lambda: cache.set(key, "value \udfff"),
+        )
+        for call in calls:
+            with pytest.raises(InvalidArgumentError, match="surrogate"):
+                await call()
+        assert await cache.get(key) is None
+
     async def test_a_non_positive_ttl_raises_value_error(self, cache: Cache) -> None:
         """Zero and negative TTLs are refused by every method taking one, and write nothing."""
         key = unique_key("refused")

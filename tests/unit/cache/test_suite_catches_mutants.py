@@ -467,11 +467,20 @@ class NanTimesCache(MemoryCache):
         return await super().count_hits(key, since=since)
 
 
+class SurrogateValuesCache(MemoryCache):
+    """Checks keys but stores a value holding a lone surrogate, which Redis cannot."""
+
+    async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
+        await super().set(key, "", ttl_seconds=ttl_seconds)
+        self._values[key].text = value  # the planted defect: the value is never checked
+
+
 MUTANTS: dict[type[MemoryCache], str] = {
     UnboundedCounterCache: "test_a_counter_stops_at_64_bits",
     DoubleCountCache: "test_increment_is_exact_past_2_to_the_53",
     AnyPositiveTtlCache: "test_a_ttl_outside_the_ports_range_raises",
     NanTimesCache: "test_hit_times_must_be_finite",
+    SurrogateValuesCache: "test_a_lone_surrogate_in_a_key_or_value_is_refused",
     BytesCache: "test_a_value_comes_back_as_str_not_bytes",
     Latin1Cache: "test_a_value_comes_back_as_str_not_bytes",
     RefreshingTtlCache: "test_a_counters_ttl_is_not_refreshed_by_later_increments",

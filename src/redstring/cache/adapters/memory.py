@@ -21,7 +21,13 @@ from types import TracebackType
 from typing import Self
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.ports.cache import LARGEST_COUNTER, check_instant, check_ttl, counter_value
+from redstring.ports.cache import (
+    LARGEST_COUNTER,
+    check_instant,
+    check_text,
+    check_ttl,
+    counter_value,
+)
 
 
 @dataclass
@@ -52,11 +58,14 @@ class MemoryCache:
 
     async def get(self, key: str) -> str | None:
         """The value or counter under ``key`` as ``str``, or ``None`` when absent or expired."""
+        check_text(key, what="cache key")
         value = self._live_value(key)
         return None if value is None else value.text
 
     async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
         """Store ``value``; without ``ttl_seconds`` it never expires, whatever it replaced."""
+        check_text(key, what="cache key")
+        check_text(value, what="cache value")
         _check_ttl(ttl_seconds)
         self._values[key] = _Value(value, _deadline(ttl_seconds))
 
@@ -66,6 +75,7 @@ class MemoryCache:
         Raises :class:`InvalidArgumentError` (a ``ValueError``) when the key holds a value that
         is not a decimal integer, leaving that value in place.
         """
+        check_text(key, what="cache key")
         _check_ttl(ttl_seconds)
         current = self._live_value(key)
         if current is None:
@@ -90,11 +100,13 @@ class MemoryCache:
 
     async def delete(self, key: str) -> None:
         """Remove the value, counter and hit series under ``key``; absent keys are fine."""
+        check_text(key, what="cache key")
         self._values.pop(key, None)
         self._series.pop(key, None)
 
     async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
         """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call."""
+        check_text(key, what="cache key")
         check_ttl(ttl_seconds)
         check_instant(at, what="at")
         series = self._live_series(key)
@@ -107,12 +119,14 @@ class MemoryCache:
 
     async def count_hits(self, key: str, *, since: float) -> int:
         """Hits at or after ``since``, two hits at one instant counting as two."""
+        check_text(key, what="cache key")
         check_instant(since, what="since")
         series = self._live_series(key)
         return 0 if series is None else sum(1 for hit in series.hits if hit >= since)
 
     async def oldest_hit(self, key: str, *, since: float) -> float | None:
         """The earliest hit at or after ``since``, or ``None``."""
+        check_text(key, what="cache key")
         check_instant(since, what="since")
         series = self._live_series(key)
         if series is None:

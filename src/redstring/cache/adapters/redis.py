@@ -29,7 +29,7 @@ from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.ports.cache import LARGEST_COUNTER, check_instant, check_ttl
+from redstring.ports.cache import LARGEST_COUNTER, check_instant, check_text, check_ttl
 
 __all__ = ["RedisCache"]
 
@@ -77,9 +77,11 @@ class RedisCache:
         return self._prefix
 
     def _value_key(self, key: str) -> str:
+        check_text(key, what="cache key")
         return f"{self._prefix}{{{key}}}:value"
 
     def _hits_key(self, key: str) -> str:
+        check_text(key, what="cache key")
         return f"{self._prefix}{{{key}}}:hits"
 
     async def get(self, key: str) -> str | None:
@@ -91,6 +93,7 @@ class RedisCache:
 
     async def set(self, key: str, value: str, *, ttl_seconds: float | None = None) -> None:
         """Store ``value``, replacing any value or counter and its TTL; expire after the TTL."""
+        check_text(value, what="cache value")
         if ttl_seconds is None:
             await self._client.set(self._value_key(key), value)
         else:
