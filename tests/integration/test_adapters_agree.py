@@ -171,7 +171,14 @@ def _graph_call() -> st.SearchStrategy[Call]:
         st.builds(lambda t, i: Call("delete_entities", (t, i)), t, ids),
         st.builds(lambda t, k: Call("find_by_blocking_key", (t, k)), t, _read_keys),
         st.builds(
-            lambda t, k: Call("find_by_blocking_keys", (t, k)), t, st.lists(_read_keys, max_size=3)
+            lambda t, k, limit: Call(
+                "find_by_blocking_keys",
+                (t, k),
+                {} if limit == "absent" else {"limit_per_key": limit},
+            ),
+            t,
+            st.lists(_read_keys, max_size=3),
+            st.sampled_from(("absent", None, 1, 2, 0, -1, 2**31 - 1, 2**31)),
         ),
         st.builds(
             lambda t, a, c: Call("upsert_alias", (t, Alias(alias_id=a, canonical_id=c))),

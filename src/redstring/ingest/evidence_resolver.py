@@ -1,7 +1,8 @@
 """EvidenceResolver: blocking-key candidates scored by Fellegi-Sunter evidence weights.
 
-For one batch of mentions it reads candidates with a single ``find_by_blocking_keys`` call
-(plus ``resolve_entity_ids`` so that a key still naming a merged-away entity leads to the
+For one batch of mentions it reads candidates with one ``find_by_blocking_keys`` call bounded
+by ``limit_per_key`` (a second, unbounded one only for a name key that filled it; plus
+``resolve_entity_ids`` so that a key still naming a merged-away entity leads to the
 entity it merged into), then decides each mention in order against the candidates from the
 store and the mentions decided before it in the same batch. A mention joins the best cluster
 whose weight reaches the merge threshold; otherwise it starts a new entity, and a best weight
@@ -36,7 +37,7 @@ from redstring.domain.resolution import (
     score_pair,
 )
 from redstring.ingest.resolution import Decision, Mention
-from redstring.ports.graph_store import GraphStore
+from redstring.ports.graph_store import MAX_LIMIT, GraphStore
 
 RULE = "evidence_weights"
 """The ``rule`` of every decision this resolver makes by score."""
@@ -50,6 +51,12 @@ SHORT_FORM_RULE = "short_form_in_document"
 fuller form ("Veil" after "Tomas Veil"; ADR 0022)."""
 
 _SPECIFIC_FAMILIES = ("n:", "s:")
+
+
+def _family(key: str) -> str:
+    """The family of a blocking key ``Type|xx:...``: the two characters after the type."""
+    return key.split("|", 1)[1][:2]
+
 
 # A cluster is a stored entity (0, id text) or a new entity of this batch (1, group number);
 # tuples sort stored entities first.
@@ -239,7 +246,20 @@ class EvidenceResolver:
         self, graph: GraphStore, tenant: TenantId, keys: list[tuple[str, ...]]
     ) -> tuple[dict[_ClusterKey, _Cluster], dict[str, list[_ClusterKey]]]:
         wanted = {key for mention_keys in keys for key in mention_keys}
-        found = await graph.find_by_blocking_keys(tenant, wanted) if wanted else {}
+        # A broad key is skipped once it holds more than max_bucket clusters, so reading one
+        # more than that tells all there is to tell and the read stays bounded (ADR 0025).
+        # Only a specific key (n:, s:) that fills its limit is read again in full.
+        limit = min(self._max_bucket + 1, MAX_LIMIT)
+        found = (
+            await graph.find_by_blocking_keys(tenant, wanted, limit_per_key=limit) if wanted else {}
+        )
+        full = [
+            key
+            for key, bucket in found.items()
+            if len(bucket) >= limit and _family(key) in _SPECIFIC_FAMILIES
+        ]
+        if full:
+            found |= await graph.find_by_blocking_keys(tenant, full)
         entities: dict[EntityId, Entity] = {}
         for bucket in found.values():
             for entity in bucket:
@@ -280,8 +300,7 @@ class EvidenceResolver:
             bucket = index.get(key)
             if not bucket:
                 continue
-            family = key.split("|", 1)[1][:2]
-            if len(bucket) > self._max_bucket and family not in _SPECIFIC_FAMILIES:
+            if len(bucket) > self._max_bucket and _family(key) not in _SPECIFIC_FAMILIES:
                 continue
             for cluster_key in bucket:
                 shared[cluster_key] = shared.get(cluster_key, 0) + 1

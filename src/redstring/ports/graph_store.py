@@ -22,7 +22,8 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
   are ignored. ``remove_alias``, ``delete_relationship`` and ``delete_by_tenant`` are the
   other removals. A merge that keeps the loser's id deletes the loser before aliasing it.
 * **Order.** Lists of entities are ordered by id as canonical lowercase hyphenated text.
-* **Arguments.** A ``limit`` outside ``0..MAX_LIMIT``, a ``depth`` outside
+* **Arguments.** A ``limit`` outside ``0..MAX_LIMIT``, a ``limit_per_key`` outside
+  ``1..MAX_LIMIT`` (``None`` means no limit), a ``depth`` outside
   ``0..MAX_DEPTH`` and a ``direction`` outside ``{"out", "in", "both"}`` raise
   :class:`~redstring.domain.errors.InvalidArgumentError` (a ``ValueError``); unknown ids
   yield empty results.
@@ -149,9 +150,19 @@ class BlockingKeyIndex(AsyncClosable, Protocol):
         ...
 
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self,
+        tenant_id: TenantId,
+        keys: Collection[str],
+        *,
+        limit_per_key: int | None = None,
     ) -> dict[str, list[Entity]]:
-        """For each key with at least one entity, those entities ascending by id, in one query."""
+        """For each key with at least one entity, those entities ascending by id, in one query.
+
+        With ``limit_per_key`` each key keeps only its first ``limit_per_key`` entities by id
+        text, independently of the other keys, so the read is bounded however large a key's
+        bucket grows (ADR 0025); ``None`` returns them all. A ``limit_per_key`` outside
+        ``1..MAX_LIMIT`` raises :class:`~redstring.domain.errors.InvalidArgumentError`.
+        """
         ...
 
 
@@ -235,6 +246,18 @@ def validate_traversal(depth: int, direction: str) -> None:
     if direction not in DIRECTIONS:
         raise InvalidArgumentError(
             f"direction must be one of 'out', 'in', 'both', got {direction!r}"
+        )
+
+
+def validate_limit_per_key(limit_per_key: int | None) -> None:
+    """Raise ``InvalidArgumentError`` for a ``limit_per_key`` outside ``1..MAX_LIMIT``.
+
+    ``None`` (no limit) passes. Zero is refused: a key read that may return nothing for a
+    key holding entities would break "each key with at least one entity".
+    """
+    if limit_per_key is not None and not 1 <= limit_per_key <= MAX_LIMIT:
+        raise InvalidArgumentError(
+            f"limit_per_key must be None or between 1 and {MAX_LIMIT}, got {limit_per_key}"
         )
 
 

@@ -60,11 +60,48 @@ class FindByBlockingKeyReturnsStoredObjects(InMemoryGraphStore):
 
 class FindByBlockingKeysReturnsStoredObjects(InMemoryGraphStore):
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
     ) -> dict[str, list[Entity]]:
         return {
             key: indexed for key in set(keys) if (indexed := self._indexed_under(tenant_id, key))
         }
+
+
+class LimitsBlockingKeysOverall(InMemoryGraphStore):
+    """Spends ``limit_per_key`` as one budget over every key, ascending by key: a single
+    ``LIMIT`` on the joined rows instead of one per key."""
+
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
+    ) -> dict[str, list[Entity]]:
+        found = await super().find_by_blocking_keys(tenant_id, keys)
+        if limit_per_key is None:
+            return found
+        budget, kept = limit_per_key, {}
+        for key in sorted(found):
+            if budget > 0:
+                kept[key] = found[key][:budget]
+                budget -= len(kept[key])
+        return kept
+
+
+class IgnoresLimitPerKey(InMemoryGraphStore):
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
+    ) -> dict[str, list[Entity]]:
+        return await super().find_by_blocking_keys(tenant_id, keys)
+
+
+class SlicesByAnyLimitPerKey(InMemoryGraphStore):
+    """No range check: zero keeps nothing and a negative limit drops ids from the end."""
+
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
+    ) -> dict[str, list[Entity]]:
+        found = await super().find_by_blocking_keys(tenant_id, keys)
+        if limit_per_key is None:
+            return found
+        return {key: entities[:limit_per_key] for key, entities in found.items()}
 
 
 class FindAliasesReturnsStoredObjects(InMemoryGraphStore):
@@ -399,9 +436,9 @@ class AliasIndexKeepsOldCanonicals(InMemoryGraphStore):
 
 class ListsKeysWithNoEntities(InMemoryGraphStore):
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
     ) -> dict[str, list[Entity]]:
-        found = await super().find_by_blocking_keys(tenant_id, keys)
+        found = await super().find_by_blocking_keys(tenant_id, keys, limit_per_key=limit_per_key)
         return {key: found.get(key, []) for key in keys}
 
 
@@ -522,10 +559,12 @@ class DeleteEntitiesLeavesBlockingKeys(InMemoryGraphStore):
         self._blocking = index
         return removed
 
-    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
         ids = self._blocking.get((tenant_id, key), set())
         live = [self._entities[(tenant_id, i)] for i in ids if (tenant_id, i) in self._entities]
-        return sorted(live, key=lambda entity: id_text(entity.id))
+        return sorted(live, key=lambda entity: id_text(entity.id))[:limit]
 
     def _write_entity(self, tenant_id: TenantId, entity: Entity) -> None:
         # The previous version's keys are only known while the entity is stored.
@@ -552,10 +591,12 @@ class DeleteEntitiesLeavesKeyCopies(InMemoryGraphStore):
         self._blocking = index
         return removed
 
-    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
         ids = self._blocking.get((tenant_id, key), set())
         found = [self._entities.get((tenant_id, i)) or self._copies[(tenant_id, i)] for i in ids]
-        return sorted(found, key=lambda entity: id_text(entity.id))
+        return sorted(found, key=lambda entity: id_text(entity.id))[:limit]
 
 
 class DeleteEntitiesDeletesNothing(InMemoryGraphStore):
@@ -861,12 +902,14 @@ class IndexesKeysAsAList(InMemoryGraphStore):
         for key in entity.blocking_keys:
             self._postings.setdefault((tenant_id, key), []).append(entity.id)
 
-    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
         ids = self._postings.get((tenant_id, key), [])
         return sorted(
             (self._entities[(tenant_id, entity_id)] for entity_id in ids),
             key=lambda entity: id_text(entity.id),
-        )
+        )[:limit]
 
 
 class RefusesAliasIdsOfAnyTenant(InMemoryGraphStore):
@@ -928,10 +971,12 @@ class IndexesKeysUpToABtreeEntry(InMemoryGraphStore):
     """A key index of at most 2,704 UTF-8 bytes (a B-tree entry): a longer key is stored
     with its entity but finds nothing."""
 
-    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
         if len(key.encode("utf-8")) > 2704:
             return []
-        return super()._indexed_under(tenant_id, key)
+        return super()._indexed_under(tenant_id, key, limit)
 
 
 class CutsAttributeTextAtNul(InMemoryGraphStore):
@@ -996,6 +1041,18 @@ CASES: tuple[Case, ...] = (
     Case(FindEntitiesCopiesShallowly, ("test_find_entities_returns_copies",)),
     Case(FindByBlockingKeyReturnsStoredObjects, ("test_find_by_blocking_key_returns_copies",)),
     Case(FindByBlockingKeysReturnsStoredObjects, ("test_find_by_blocking_keys_returns_copies",)),
+    Case(
+        LimitsBlockingKeysOverall,
+        ("test_find_by_blocking_keys_limit_keeps_the_smallest_ids_of_each_key",),
+    ),
+    Case(
+        IgnoresLimitPerKey,
+        ("test_find_by_blocking_keys_limit_keeps_the_smallest_ids_of_each_key",),
+    ),
+    Case(
+        SlicesByAnyLimitPerKey,
+        ("test_find_by_blocking_keys_refuses_a_limit_outside_one_to_max_limit",),
+    ),
     Case(FindAliasesReturnsStoredObjects, ("test_find_aliases_returns_copies",)),
     Case(ResolveCachesItsAnswer, ("test_resolve_entity_ids_returns_copies",)),
     Case(GetRelationshipReturnsTheStoredObject, ("test_get_relationship_returns_copies",)),

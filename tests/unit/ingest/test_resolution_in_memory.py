@@ -29,14 +29,16 @@ class CountingGraphStore(InMemoryGraphStore):
     def __init__(self) -> None:
         super().__init__()
         self.batched: list[int] = []
+        self.limits: list[int | None] = []
         self.single = 0
         self.scans = 0
 
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
     ) -> dict[str, list[Entity]]:
         self.batched.append(len(keys))
-        return await super().find_by_blocking_keys(tenant_id, keys)
+        self.limits.append(limit_per_key)
+        return await super().find_by_blocking_keys(tenant_id, keys, limit_per_key=limit_per_key)
 
     async def find_by_blocking_key(self, tenant_id: TenantId, key: str) -> list[Entity]:
         self.single += 1
@@ -69,6 +71,7 @@ async def test_a_batch_reads_candidates_once_and_never_scans() -> None:
     decisions = await EvidenceResolver().resolve(store, TenantId("t"), mentions)
     assert len(decisions) == 50
     assert len(store.batched) == 1
+    assert store.limits == [65]
     assert store.single == 0
     assert store.scans == 0
 

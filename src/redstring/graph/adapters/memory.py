@@ -14,6 +14,7 @@ and their removals. See ``docs/benchmarks.md`` for what the indexes bought.
 from __future__ import annotations
 
 import copy
+import heapq
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
@@ -22,7 +23,12 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
 from redstring.domain.models import Alias, Entity, Neighbour, Relationship
 from redstring.ports.errors import MissingEntityError
-from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.graph_store import (
+    Direction,
+    validate_limit,
+    validate_limit_per_key,
+    validate_traversal,
+)
 from redstring.ports.text_arguments import checks_text_arguments
 
 
@@ -138,12 +144,21 @@ class InMemoryGraphStore:
         return _copies(self._indexed_under(tenant_id, key))
 
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self,
+        tenant_id: TenantId,
+        keys: Collection[str],
+        *,
+        limit_per_key: int | None = None,
     ) -> dict[str, list[Entity]]:
-        """For each key holding at least one entity, copies of those entities by id text."""
+        """For each key holding at least one entity, copies of those entities by id text.
+
+        With ``limit_per_key`` only the first that many ids of each key are chosen, before any
+        copying, so a broad key costs a selection, not a deep copy of its whole bucket.
+        """
+        validate_limit_per_key(limit_per_key)
         found: dict[str, list[Entity]] = {}
         for key in set(keys):
-            indexed = self._indexed_under(tenant_id, key)
+            indexed = self._indexed_under(tenant_id, key, limit_per_key)
             if indexed:
                 found[key] = _copies(indexed)
         return found
@@ -318,8 +333,13 @@ class InMemoryGraphStore:
             if not indexed:
                 del self._blocking[(tenant_id, key)]
 
-    def _indexed_under(self, tenant_id: TenantId, key: str) -> list[Entity]:
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
+        """The stored (not copied) entities under ``key``, the first ``limit`` by id text."""
         ids = self._blocking.get((tenant_id, key), set())
+        if limit is not None and limit < len(ids):
+            ids = set(heapq.nsmallest(limit, ids, key=id_text))
         return _by_id_text([self._entities[(tenant_id, entity_id)] for entity_id in ids])
 
     def _write_edge(self, tenant_id: TenantId, edge: Relationship) -> None:

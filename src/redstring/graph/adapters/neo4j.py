@@ -34,7 +34,13 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
 from redstring.ports.errors import MissingEntityError
-from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.graph_store import (
+    MAX_LIMIT,
+    Direction,
+    validate_limit,
+    validate_limit_per_key,
+    validate_traversal,
+)
 from redstring.ports.text_arguments import checks_text_arguments
 
 DEFAULT_DATABASE = "neo4j"
@@ -392,17 +398,33 @@ class Neo4jGraphStore:
         return found.get(key, [])
 
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self,
+        tenant_id: TenantId,
+        keys: Collection[str],
+        *,
+        limit_per_key: int | None = None,
     ) -> dict[str, list[Entity]]:
-        """For each key with at least one entity, those entities ascending by id; one query."""
+        """For each key with at least one entity, those entities ascending by id; one query.
+
+        Each key runs its own ``CALL`` subquery ordered by id text with ``LIMIT``, so the
+        limit applies per key; without one the subquery's limit is ``MAX_LIMIT``.
+        """
+        validate_limit_per_key(limit_per_key)
         if not keys:
             return {}
         result = await self._read(
             "UNWIND $keys AS key "
+            "CALL (key) { "
             "MATCH (:BlockingKey {tenant_id: $tenant_id, key: key})-[:INDEXES]->(e:Entity) "
-            "WITH key, e ORDER BY e.id "
-            "RETURN key, collect(e" + _ENTITY + ") AS entities",
-            {"tenant_id": tenant_id, "keys": sorted(set(keys))},
+            "WITH e ORDER BY e.id LIMIT $limit "
+            "RETURN collect(e" + _ENTITY + ") AS entities } "
+            "WITH key, entities WHERE size(entities) > 0 "
+            "RETURN key, entities",
+            {
+                "tenant_id": tenant_id,
+                "keys": sorted(set(keys)),
+                "limit": MAX_LIMIT if limit_per_key is None else limit_per_key,
+            },
         )
         return {
             record["key"]: [_entity(entity) for entity in record["entities"]]

@@ -17,7 +17,7 @@ writers do not wait for one another.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import asyncpg
@@ -26,7 +26,12 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
 from redstring.ports.errors import MissingEntityError
-from redstring.ports.graph_store import Direction, validate_limit, validate_traversal
+from redstring.ports.graph_store import (
+    Direction,
+    validate_limit,
+    validate_limit_per_key,
+    validate_traversal,
+)
 from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore, affected
@@ -41,10 +46,6 @@ at most, and a key derived from a long name can be longer)."""
 _DELETE_ATTEMPTS = 3
 """How often ``delete_entities`` runs its transaction when a concurrent edge write to a doomed
 entity makes the foreign keys refuse it."""
-
-
-def _indexed(values: Iterable[str]) -> list[str]:
-    return sorted({value[:_INDEXED_CHARS] for value in values})
 
 
 _ENTITY_COLUMNS = "e.id, e.type, e.name, e.attributes, e.blocking_keys, e.provenance"
@@ -151,8 +152,11 @@ class PostgresGraphStore(NamesOnlyStore):
             """,
             f"CREATE INDEX IF NOT EXISTS {index('entities_type_idx')} "
             f"ON {self._entities} (tenant_id, type, id)",
-            f"CREATE INDEX IF NOT EXISTS {index('blocking_keys_key_idx')} "
-            f"ON {self._keys} (tenant_id, left(key, {_INDEXED_CHARS}))",
+            # Entity id last: a key's first ids come off the index in order, so a per-key
+            # limit stops early (ADR 0025). It replaces the index that lacked entity_id.
+            f"DROP INDEX IF EXISTS {index('blocking_keys_key_idx')}",
+            f"CREATE INDEX IF NOT EXISTS {index('blocking_keys_by_key_idx')} "
+            f"ON {self._keys} (tenant_id, left(key, {_INDEXED_CHARS}), entity_id)",
             f"CREATE INDEX IF NOT EXISTS {index('blocking_keys_entity_idx')} "
             f"ON {self._keys} (tenant_id, entity_id)",
             f"CREATE INDEX IF NOT EXISTS {index('aliases_canonical_idx')} "
@@ -426,25 +430,41 @@ class PostgresGraphStore(NamesOnlyStore):
         return found.get(key, [])
 
     async def find_by_blocking_keys(
-        self, tenant_id: TenantId, keys: Collection[str]
+        self,
+        tenant_id: TenantId,
+        keys: Collection[str],
+        *,
+        limit_per_key: int | None = None,
     ) -> dict[str, list[Entity]]:
-        """For each key with an entity, its entities ascending by id; one query for all keys."""
+        """For each key with an entity, its entities ascending by id; one query for all keys.
+
+        Each key's ids are read in a lateral subquery from the (tenant, key prefix, entity id)
+        index with ``LIMIT limit_per_key`` (``LIMIT NULL`` is no limit), so a broad key costs
+        at most ``limit_per_key`` rows and entities are joined only for the ids kept.
+        """
+        validate_limit_per_key(limit_per_key)
         wanted = sorted(set(keys))
         if not wanted:
             return {}
         rows = await self._pool.fetch(
             f"""
-            SELECT k.key, {_ENTITY_COLUMNS}
-            FROM {self._keys} AS k
-            JOIN {self._entities} AS e ON e.tenant_id = k.tenant_id AND e.id = k.entity_id
-            WHERE k.tenant_id = $1
-              AND left(k.key, {_INDEXED_CHARS}) = ANY($3::text[])
-              AND k.key = ANY($2::text[])
-            ORDER BY k.key, e.id
+            SELECT w.key, {_ENTITY_COLUMNS}
+            FROM unnest($2::text[], $3::text[]) AS w(key, prefix)
+            CROSS JOIN LATERAL (
+                SELECT k.entity_id FROM {self._keys} AS k
+                WHERE k.tenant_id = $1
+                  AND left(k.key, {_INDEXED_CHARS}) = w.prefix
+                  AND k.key = w.key
+                ORDER BY k.entity_id
+                LIMIT $4::bigint
+            ) AS top
+            JOIN {self._entities} AS e ON e.tenant_id = $1 AND e.id = top.entity_id
+            ORDER BY w.key, e.id
             """,
             tenant_id,
             wanted,
-            _indexed(wanted),
+            [key[:_INDEXED_CHARS] for key in wanted],
+            limit_per_key,
         )
         found: dict[str, list[Entity]] = {}
         for row in rows:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from redstring.domain.blocking import blocking_keys
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.models import Entity
 from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
-from redstring.ports.graph_store import GraphStore
+from redstring.ports.graph_store import MAX_LIMIT, GraphStore
 from redstring.testing import strategies as gen
 from redstring.testing.graph_store._support import (
     OTHER,
@@ -25,6 +26,7 @@ from redstring.testing.graph_store._support import (
     _expect,
     _ids_in_text_order,
     _pool,
+    _raises,
     _snapshot,
 )
 from redstring.testing.settings import compliance_settings
@@ -200,3 +202,50 @@ class BlockingKeyIndexCases(GraphCases):
             | {key: [widest] for key in widest.blocking_keys},
             "find_by_blocking_keys of the longest keys",
         )
+
+    async def test_find_by_blocking_keys_limit_keeps_the_smallest_ids_of_each_key(
+        self, store: GraphStore
+    ) -> None:
+        """``limit_per_key`` keeps each key's first ids by text, counted per key, not overall;
+        ``None`` keeps them all (ADR 0025)."""
+        ids = _ids_in_text_order(5)
+        wide = [_entity(f"E{rank}", entity_id=ids[rank], keys=("k:wide",)) for rank in range(3)]
+        both = [
+            _entity(f"B{rank}", entity_id=ids[rank], keys=("k:wide", "k:narrow")) for rank in (3, 4)
+        ]
+        # Written largest id first, so insertion order is not the answer.
+        await store.upsert_entities(TENANT, [*reversed(both), *reversed(wide)])
+        everything = {"k:wide": [*wide, *both], "k:narrow": both}
+        keys = ["k:wide", "k:narrow", "k:none"]
+        for limit, expected in (
+            (1, {"k:wide": [wide[0]], "k:narrow": [both[0]]}),
+            (2, {"k:wide": wide[:2], "k:narrow": both}),
+            (4, {"k:wide": [*wide, both[0]], "k:narrow": both}),
+            (5, everything),
+            (MAX_LIMIT, everything),
+            (None, everything),
+        ):
+            _expect(
+                await store.find_by_blocking_keys(TENANT, keys, limit_per_key=limit),
+                expected,
+                f"find_by_blocking_keys({keys!r}, limit_per_key={limit})",
+            )
+        _expect(
+            await store.find_by_blocking_key(TENANT, "k:wide"),
+            everything["k:wide"],
+            "find_by_blocking_key, which has no limit",
+        )
+
+    async def test_find_by_blocking_keys_refuses_a_limit_outside_one_to_max_limit(
+        self, store: GraphStore
+    ) -> None:
+        """A ``limit_per_key`` of zero, below zero or past ``MAX_LIMIT`` raises
+        ``InvalidArgumentError``, with or without keys to read (ADR 0025)."""
+        await store.upsert_entity(TENANT, _entity("Ada", keys=("k:a",)))
+        for limit in (0, -1, MAX_LIMIT + 1, 2**63):
+            for keys in (["k:a"], []):
+                with _raises(
+                    InvalidArgumentError,
+                    f"find_by_blocking_keys({keys!r}, limit_per_key={limit})",
+                ):
+                    await store.find_by_blocking_keys(TENANT, keys, limit_per_key=limit)
