@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from redstring.corpus import Corpus, GoldEntity
+from redstring.domain.blocking import blocking_keys
 from redstring.domain.chunking import chunk_text
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, TenantId
@@ -103,6 +104,16 @@ async def write_gold_world(
             id=world.entity_ids[gold.id],
             type=gold.type,
             name=gold.name,
+            # Indexed under every surface name, as the core's history fold does.
+            blocking_keys=tuple(
+                sorted(
+                    {
+                        key
+                        for name in (gold.name, *gold.names)
+                        for key in blocking_keys(gold.type, name)
+                    }
+                )
+            ),
             provenance=Provenance(
                 source_id=SourceId(gold.documents[0]), chunk_ids=evidence[:5], model=GOLD_MODEL
             ),

@@ -39,7 +39,7 @@ from redstring.domain.ids import TenantId
 from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
 from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.retrieval import QueryResult, RetrievalSettings, Retriever
-from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, PASSAGE_VECTOR
+from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, NAMES, PASSAGE_VECTOR
 from redstring.vector.adapters.memory import InMemoryVectorStore
 
 TENANT = TenantId("velmar")
@@ -51,6 +51,7 @@ CONFIGURATIONS: dict[str, frozenset[str] | None] = {
     "passage vectors alone": frozenset({PASSAGE_VECTOR}),
     "BM25 alone": frozenset({LEXICAL}),
     "graph (seeded by entity vectors)": frozenset({ENTITY_VECTOR, GRAPH}),
+    "names alone": frozenset({NAMES}),
     "fused (all signals)": None,
 }
 

@@ -24,6 +24,7 @@ import pytest
 
 from redstring import KnowledgeGraph
 from redstring.cache.adapters.memory import MemoryCache
+from redstring.domain.blocking import blocking_keys
 from redstring.domain.chunk_ranking import tokenize
 from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
@@ -36,7 +37,7 @@ from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import project_passage_vectors
 from redstring.retrieval import Answerer, RetrievalSettings, Retriever
-from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, PASSAGE_VECTOR
+from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, NAMES, PASSAGE_VECTOR
 from tests.ingest_support import VocabularyExtractor
 
 DIMENSION = 64
@@ -171,6 +172,10 @@ async def write_world(stores: Stores, embeddings: WordVectors, tenant: TenantId 
                 type=kind,
                 name=name,
                 attributes={"description": description, "aliases": list(aliases)},
+                # Indexed under every surface name, as the core's history fold does.
+                blocking_keys=tuple(
+                    sorted({key for text in (name, *aliases) for key in blocking_keys(kind, text)})
+                ),
                 provenance=Provenance(
                     source_id=chunks[0].source_id, chunk_ids=evidence, model="test/gold"
                 ),
@@ -250,6 +255,40 @@ class RetrievalBehaviour:
         assert top.entity.id == world.entities["hamilton"]
         assert top.ranks[ENTITY_VECTOR] == 1
         assert top.entity.provenance.model == "test/gold"
+
+    async def test_a_name_in_the_question_links_its_entity_and_its_passages(self) -> None:
+        """A surname alone ("Babbage") links the entity through its blocking keys: it is the
+        names signal's first entity, and every passage naming it carries a names rank; an
+        entity type filter that excludes it links nothing."""
+        retriever, world, _ = await self._world()
+        result = await retriever.query(TENANT, "What did Babbage write to anyone?", k=5)
+        babbage = world.entities["babbage"]
+        linked = [e for e in result.entities if NAMES in e.ranks]
+        assert [e.entity.id for e in linked] == [babbage]
+        assert linked[0].ranks[NAMES] == 1
+        naming = {p.chunk_id for p in result.passages if NAMES in p.ranks}
+        assert naming == {world.chunks["ada-2"], world.chunks["babbage-1"]}
+        assert result.signal_hits[NAMES] == 1
+        places = await retriever.query(
+            TENANT, "What did Babbage write to anyone?", k=5, entity_types=["Location"]
+        )
+        assert places.signal_hits[NAMES] == 0
+        assert not any(NAMES in p.ranks for p in places.passages)
+
+    async def test_a_nickname_or_an_initial_links_the_full_name(self) -> None:
+        """ "Maggie" (a known short form of Margaret, and the entity's alias) and "C. Babbage"
+        link the entities they stand for, ahead of anything else the names signal finds."""
+        retriever, world, _ = await self._world()
+        by_nickname = await retriever.query(TENANT, "Where did Maggie Hamilton work?", k=5)
+        first = min(
+            (e for e in by_nickname.entities if NAMES in e.ranks), key=lambda e: e.ranks[NAMES]
+        )
+        assert first.entity.id == world.entities["hamilton"]
+        by_initial = await retriever.query(TENANT, "Whom did C. Babbage correspond with?", k=5)
+        first = min(
+            (e for e in by_initial.entities if NAMES in e.ranks), key=lambda e: e.ranks[NAMES]
+        )
+        assert first.entity.id == world.entities["babbage"]
 
     async def test_the_graph_brings_the_second_hop_and_its_evidence(self) -> None:
         """From Lovelace the graph reaches London through Babbage, the relationships on the

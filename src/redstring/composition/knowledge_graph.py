@@ -100,6 +100,7 @@ class KnowledgeGraph:
             passage_vectors=passage_vectors,
             cache=cache,
             settings=retrieval,
+            link_types=[spec.name for spec in schema.entity_types],
         )
         self._answerer = Answerer(self._retriever, llm)
         self._writer = GraphWriter(

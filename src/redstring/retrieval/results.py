@@ -27,8 +27,10 @@ GRAPH = "graph"
 """Expansion from the top entities: neighbours, the relationships among them, their evidence."""
 MENTIONS = "mentions"
 """Entities named by, and relationships evidenced by, the best passages."""
+NAMES = "names"
+"""Entities the question names, linked through their blocking keys."""
 
-SIGNALS = (ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, MENTIONS)
+SIGNALS = (ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, MENTIONS, NAMES)
 
 
 class _Result(BaseModel):

@@ -16,6 +16,9 @@ Signals, each a ranking (see :mod:`redstring.retrieval.results` for their names)
   provenance chunks, else the passages naming both ends, through
   ``ChunkStore.get_by_entity``).
 * ``mentions``: entities named by the fused passages, and relationships evidenced by them.
+* ``names``: the entities the question names, linked by looking the question's candidate
+  names up under the graph's blocking keys (:mod:`redstring.retrieval.linking`), for the
+  entity types of the schema.
 
 Passages, entities and relationships are each fused by reciprocal rank fusion
 (:mod:`redstring.retrieval.fusion`). A query makes no model call: the only model is the
@@ -37,6 +40,7 @@ from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, TenantId, id_text, tenant_id
 from redstring.domain.models import Entity, Relationship
+from redstring.domain.schema import DEFAULT_SCHEMA
 from redstring.ports.cache import Cache
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -44,11 +48,13 @@ from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import passage_chunk_id
 from redstring.retrieval.fusion import DEFAULT_RRF_K, Fused, KeyT, fuse
+from redstring.retrieval.linking import AMBIGUOUS_BUCKET, link_ranking, name_spans, span_keys
 from redstring.retrieval.results import (
     ENTITY_VECTOR,
     GRAPH,
     LEXICAL,
     MENTIONS,
+    NAMES,
     PASSAGE_VECTOR,
     QueryResult,
     RetrievedEntity,
@@ -60,7 +66,7 @@ __all__ = ["RetrievalSettings", "Retriever"]
 
 QUERY_VECTOR_KEY_PREFIX = "redstring:query-vector:"
 
-_SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH})
+_SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, NAMES})
 
 
 @dataclass(frozen=True)
@@ -74,8 +80,8 @@ class RetrievalSettings:
     ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0020); query vectors stay in
     the cache for ``query_vector_ttl_seconds`` (``None``: no expiry). ``signals`` names the
     signals that run (``None``: all of ``entity_vector``, ``passage_vector``, ``lexical``,
-    ``graph``); ``mentions`` is derived from the others and always runs. Turning signals off
-    is for measuring each one alone, as ``benchmarks/retrieval_quality.py`` does.
+    ``graph``, ``names``); ``mentions`` is derived from the others and always runs. Turning
+    signals off is for measuring each one alone, as ``benchmarks/retrieval_quality.py`` does.
     """
 
     per_signal: int = 10
@@ -135,7 +141,10 @@ class Retriever:
         passage_vectors: VectorStore | None = None,
         cache: Cache | None = None,
         settings: RetrievalSettings | None = None,
+        link_types: Collection[str] | None = None,
     ) -> None:
+        """``link_types`` are the entity types the ``names`` signal looks question names up
+        as (``None``: the types of :data:`~redstring.domain.schema.DEFAULT_SCHEMA`)."""
         self._graph = graph
         self._vectors = vectors
         self._chunks = chunks
@@ -143,6 +152,11 @@ class Retriever:
         self._passage_vectors = passage_vectors
         self._cache = cache
         self._settings = settings or RetrievalSettings()
+        self._link_types = frozenset(
+            (spec.name for spec in DEFAULT_SCHEMA.entity_types)
+            if link_types is None
+            else link_types
+        )
 
     @property
     def settings(self) -> RetrievalSettings:
@@ -180,20 +194,30 @@ class Retriever:
         )
         vector = await self.query_vector(text) if needs_vector else []
         terms = query_terms(text)
-        entity_hits, passage_hits, (lexical_hits, lexical_scores) = await asyncio.gather(
+        entity_hits, passage_hits, (lexical_hits, lexical_scores), linked = await asyncio.gather(
             self._entity_signal(tenant_key, vector, wanted, terms),
             self._passage_signal(tenant_key, vector),
             self._lexical_signal(tenant_key, terms),
+            self._name_signal(tenant_key, text, wanted),
         )
         first = self._fuse({PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits})
         held = await self._chunks.get_many(tenant_key, [item.key for item in first])
         named, _ = await self._resolved_mentions(tenant_key, first, held)
-        seeds = [item.key for item in self._fuse({ENTITY_VECTOR: entity_hits, MENTIONS: named})][
-            : settings.seeds
-        ]
-        expansion = await self._expand(tenant_key, seeds, depth, lexical_scores, terms)
+        seeds = [
+            item.key
+            for item in self._fuse({ENTITY_VECTOR: entity_hits, MENTIONS: named, NAMES: linked})
+        ][: settings.seeds]
+        expansion, (naming_linked, linked_fetched) = await asyncio.gather(
+            self._expand(tenant_key, seeds, depth, lexical_scores, terms),
+            self._linked_passages(tenant_key, linked, lexical_scores),
+        )
         held.update(expansion.fetched)
-        passage_rankings = {PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits}
+        held.update(linked_fetched)
+        passage_rankings = {
+            PASSAGE_VECTOR: passage_hits,
+            LEXICAL: lexical_hits,
+            NAMES: naming_linked,
+        }
         if depth > 0:
             passage_rankings[GRAPH] = expansion.passages
         fused_passages = self._fuse(passage_rankings)
@@ -204,7 +228,7 @@ class Retriever:
         markers = {item.key: f"P{number}" for number, item in enumerate(top_passages, 1)}
         passages = tuple(_passage(held[item.key], markers[item.key], item) for item in top_passages)
         mentioned, live = await self._resolved_mentions(tenant_key, top_passages, held)
-        entity_rankings = {ENTITY_VECTOR: entity_hits, MENTIONS: mentioned}
+        entity_rankings = {ENTITY_VECTOR: entity_hits, MENTIONS: mentioned, NAMES: linked}
         if depth > 0:
             entity_rankings[GRAPH] = expansion.reached
         entities = await self._entities(
@@ -217,6 +241,7 @@ class Retriever:
             ENTITY_VECTOR: len(entity_hits),
             LEXICAL: len(lexical_hits),
             MENTIONS: len(mentioned),
+            NAMES: len(linked),
         }
         if self._passage_vectors is not None:
             signal_hits[PASSAGE_VECTOR] = len(passage_hits)
@@ -296,6 +321,46 @@ class Retriever:
 
         order = sorted(enumerate(hits), key=lambda pair: (-spelled(pair[1].metadata), pair[0]))
         return [hit.entity_id for _, hit in order]
+
+    async def _name_signal(
+        self, tenant: TenantId, text: str, wanted: frozenset[str] | None
+    ) -> list[EntityId]:
+        """The entities the question names, strongest link first (one batched key read)."""
+        types = self._link_types if wanted is None else self._link_types & wanted
+        if not types or not self._runs(NAMES):
+            return []
+        spans = name_spans(text)
+        keys = {span: span_keys(span, types) for span in spans}
+        wanted_keys = {key for per_span in keys.values() for key in per_span}
+        if not wanted_keys:
+            return []
+        limit = AMBIGUOUS_BUCKET + 1
+        found = await self._graph.find_by_blocking_keys(tenant, wanted_keys, limit_per_key=limit)
+        return link_ranking(spans, keys, found, limit_per_key=limit)
+
+    async def _linked_passages(
+        self,
+        tenant: TenantId,
+        linked: Sequence[EntityId],
+        lexical_scores: Mapping[ChunkId, float],
+    ) -> tuple[list[ChunkId], dict[ChunkId, StoredChunk]]:
+        """The passages naming the first ``seeds`` linked entities, best BM25 score first,
+        then the stronger link, then id; and the passages read."""
+        chosen = linked[: self._settings.seeds]
+        if not chosen:
+            return [], {}
+        naming = await asyncio.gather(*(self._chunks.get_by_entity(tenant, e) for e in chosen))
+        link_rank: dict[ChunkId, int] = {}
+        fetched: dict[ChunkId, StoredChunk] = {}
+        for rank, chunks in enumerate(naming):
+            for chunk in chunks:
+                fetched.setdefault(chunk.id, chunk)
+                link_rank.setdefault(chunk.id, rank)
+        ranking = sorted(
+            link_rank,
+            key=lambda chunk: (-lexical_scores.get(chunk, 0.0), link_rank[chunk], chunk),
+        )
+        return ranking, fetched
 
     async def _passage_signal(self, tenant: TenantId, vector: list[float]) -> list[ChunkId]:
         if self._passage_vectors is None or not self._runs(PASSAGE_VECTOR):

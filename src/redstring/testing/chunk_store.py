@@ -608,6 +608,25 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         assert found.document_frequencies == {"stone": 1, "river": 2, "absent": 0}
         assert _without_zero_counts(found) == lexical_oracle(corpus, ["stone", "river", "absent"])
 
+    async def test_lexical_candidates_come_in_id_order_not_ranked(self, store: ChunkStore) -> None:
+        """Candidates are listed by chunk id, whatever their counts: ranking is the domain's
+        (``bm25``), never the store's. The corpus is chosen so that the chunk with the most
+        occurrences has the largest id, so no count-based order can pass for id order.
+        """
+        for variant in range(64):
+            corpus = [
+                self._chunk(SOURCE, " ".join(["stone"] * (n + 1)) + f" mark{variant}.", n)
+                for n in range(3)
+            ]
+            if [c.id for c in corpus] == sorted((c.id for c in corpus), key=str):
+                break
+        else:  # pragma: no cover - 64 tries at odds of 1 in 6 each
+            raise AssertionError("no variant gave ascending ids")
+        await store.upsert_many(TENANT, corpus)
+        found = await store.lexical_candidates(TENANT, ["stone"])
+        assert [c.chunk_id for c in found.candidates] == [c.id for c in corpus]
+        assert [c.term_frequencies["stone"] for c in found.candidates] == [1, 2, 3]
+
     async def test_lexical_candidates_match_non_ascii_terms(self, store: ChunkStore) -> None:
         """Tokens are Unicode words, casefolded: "Zürich" is the token "zürich"."""
         corpus = [

@@ -789,7 +789,9 @@ CASES = (
         DocumentFrequencyCountsOccurrences,
         ("test_lexical_candidates_count_the_whole_corpus_not_only_the_candidates",),
     ),
-    Case(RanksTheCandidates, ("test_lexical_candidates_match_the_statistics_of_the_whole_corpus",)),
+    # The property test caught this mutant only on some example sequences (an unrelated import
+    # once changed them); the fixed corpus catches it always.
+    Case(RanksTheCandidates, ("test_lexical_candidates_come_in_id_order_not_ranked",)),
     Case(CasefoldsTheTerms, ("test_lexical_candidates_match_terms_exactly_as_given",)),
     Case(TokenisesAsciiOnly, ("test_lexical_candidates_match_non_ascii_terms",)),
     Case(
