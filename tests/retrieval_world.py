@@ -266,6 +266,7 @@ class RetrievalBehaviour:
         linked = [e for e in result.entities if NAMES in e.ranks]
         assert [e.entity.id for e in linked] == [babbage]
         assert linked[0].ranks[NAMES] == 1
+        assert result.entities[0].entity.id == babbage  # the best-linked entity leads
         naming = {p.chunk_id for p in result.passages if NAMES in p.ranks}
         assert naming == {world.chunks["ada-2"], world.chunks["babbage-1"]}
         assert result.signal_hits[NAMES] == 1
@@ -274,6 +275,20 @@ class RetrievalBehaviour:
         )
         assert places.signal_hits[NAMES] == 0
         assert not any(NAMES in p.ranks for p in places.passages)
+
+    async def test_the_rest_of_the_question_orders_the_passages_naming_it(self) -> None:
+        """Both passages name Babbage; the words around his name decide which comes first
+        in the names ranking."""
+        retriever, world, _ = await self._world()
+        for question, best in (
+            ("Where was Babbage born?", "babbage-1"),
+            ("What did Babbage correspond about with Lovelace?", "ada-2"),
+        ):
+            result = await retriever.query(TENANT, question, k=5)
+            ranked = sorted(
+                (p for p in result.passages if NAMES in p.ranks), key=lambda p: p.ranks[NAMES]
+            )
+            assert ranked[0].chunk_id == world.chunks[best], question
 
     async def test_a_nickname_or_an_initial_links_the_full_name(self) -> None:
         """ "Maggie" (a known short form of Margaret, and the entity's alias) and "C. Babbage"

@@ -30,7 +30,7 @@ from redstring.domain.errors import EmptyTextError
 from redstring.domain.ids import EntityId, id_text
 from redstring.domain.models import Entity
 
-__all__ = ["AMBIGUOUS_BUCKET", "NameSpan", "link_ranking", "name_spans", "span_keys"]
+__all__ = ["AMBIGUOUS_BUCKET", "Links", "NameSpan", "link_ranking", "name_spans", "span_keys"]
 
 MAX_SPAN_WORDS = 6
 """The longest run of words tried as one name."""
@@ -116,14 +116,22 @@ def span_keys(span: NameSpan, entity_types: Collection[str]) -> dict[str, int]:
     return keys
 
 
+@dataclass(frozen=True)
+class Links:
+    """The linked entities, strongest link first, and the spans that linked any."""
+
+    entities: list[EntityId]
+    spans: list[NameSpan]
+
+
 def link_ranking(
     spans: Sequence[NameSpan],
     keys: Mapping[NameSpan, Mapping[str, int]],
     found: Mapping[str, Sequence[Entity]],
     *,
     limit_per_key: int,
-) -> list[EntityId]:
-    """The linked entities, strongest link first.
+) -> Links:
+    """The linked entities, strongest link first, and the spans that linked them.
 
     An entity ranks by its strongest link, then the longest span linking it, then how few
     entities shared the key, then where the span starts, then id. A span whose words all lie
@@ -133,23 +141,27 @@ def link_ranking(
     """
     covered: set[int] = set()
     best: dict[EntityId, tuple[int, int, int, int, str]] = {}
+    linking: list[NameSpan] = []
     for span in spans:
         positions = set(range(span.start, span.end))
         if positions <= covered:
             continue
-        strong = False
+        strong = linked = False
         for key, strength in keys.get(span, {}).items():
             bucket = found.get(key, ())
             if not bucket or (strength == _STRENGTH["f"] and len(bucket) >= limit_per_key):
                 continue
+            linked = True
             strong = strong or strength > _STRENGTH["f"]
             for entity in bucket:
                 rank = (-strength, -span.words, len(bucket), span.start, id_text(entity.id))
                 if entity.id not in best or rank < best[entity.id]:
                     best[entity.id] = rank
+        if linked:
+            linking.append(span)
         if strong:
             covered |= positions
-    return sorted(best, key=lambda entity_id: best[entity_id])
+    return Links(sorted(best, key=lambda entity_id: best[entity_id]), linking)
 
 
 def _may_name(word: str) -> bool:

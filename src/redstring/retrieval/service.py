@@ -35,7 +35,14 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, bm25, query_terms, tokenize
+from redstring.domain.chunk_ranking import (
+    DEFAULT_POSTING_BUDGET,
+    LexicalCandidate,
+    LexicalCandidates,
+    bm25,
+    query_terms,
+    tokenize,
+)
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, TenantId, id_text, tenant_id
@@ -47,8 +54,14 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import passage_chunk_id
-from redstring.retrieval.fusion import DEFAULT_RRF_K, Fused, KeyT, fuse
-from redstring.retrieval.linking import AMBIGUOUS_BUCKET, link_ranking, name_spans, span_keys
+from redstring.retrieval.fusion import Fused, KeyT, fuse
+from redstring.retrieval.linking import (
+    AMBIGUOUS_BUCKET,
+    Links,
+    link_ranking,
+    name_spans,
+    span_keys,
+)
 from redstring.retrieval.results import (
     ENTITY_VECTOR,
     GRAPH,
@@ -76,7 +89,10 @@ class RetrievalSettings:
     ``per_signal`` hits are taken from each signal before fusion; ``seeds`` entities start
     the graph expansion, each contributing at most ``per_signal`` neighbours; the passages
     naming the first ``passage_entities`` entities reached are graph candidates;
-    ``evidence_relationships`` relationships have their evidence looked up;
+    ``evidence_relationships`` relationships have their evidence looked up; ``rrf_k`` is
+    the fusion constant, 5 rather than RRF's customary 60 because two passage rankings
+    (graph, names) are ordered by BM25 too, and a large constant lets their agreement
+    outvote a passage that BM25 alone ranks near the top (ADR 0026);
     ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0020); query vectors stay in
     the cache for ``query_vector_ttl_seconds`` (``None``: no expiry). ``signals`` names the
     signals that run (``None``: all of ``entity_vector``, ``passage_vector``, ``lexical``,
@@ -88,7 +104,7 @@ class RetrievalSettings:
     seeds: int = 3
     passage_entities: int = 10
     evidence_relationships: int = 10
-    rrf_k: int = DEFAULT_RRF_K
+    rrf_k: int = 5
     posting_budget: int | None = DEFAULT_POSTING_BUDGET
     query_vector_ttl_seconds: float | None = 7 * 24 * 3600.0
     signals: frozenset[str] | None = None
@@ -121,6 +137,7 @@ class _Expansion:
 
 
 _NO_EXPANSION = _Expansion([], {}, [], {}, [], {})
+_NO_LINKS = Links([], [])
 
 
 class Retriever:
@@ -194,12 +211,18 @@ class Retriever:
         )
         vector = await self.query_vector(text) if needs_vector else []
         terms = query_terms(text)
-        entity_hits, passage_hits, (lexical_hits, lexical_scores), linked = await asyncio.gather(
+        (
+            entity_hits,
+            passage_hits,
+            (lexical_hits, lexical_scores, stats),
+            links,
+        ) = await asyncio.gather(
             self._entity_signal(tenant_key, vector, wanted, terms),
             self._passage_signal(tenant_key, vector),
             self._lexical_signal(tenant_key, terms),
             self._name_signal(tenant_key, text, wanted),
         )
+        linked = links.entities
         first = self._fuse({PASSAGE_VECTOR: passage_hits, LEXICAL: lexical_hits})
         held = await self._chunks.get_many(tenant_key, [item.key for item in first])
         named, _ = await self._resolved_mentions(tenant_key, first, held)
@@ -209,7 +232,7 @@ class Retriever:
         ][: settings.seeds]
         expansion, (naming_linked, linked_fetched) = await asyncio.gather(
             self._expand(tenant_key, seeds, depth, lexical_scores, terms),
-            self._linked_passages(tenant_key, linked, lexical_scores),
+            self._linked_passages(tenant_key, links, terms, stats),
         )
         held.update(expansion.fetched)
         held.update(linked_fetched)
@@ -324,16 +347,16 @@ class Retriever:
 
     async def _name_signal(
         self, tenant: TenantId, text: str, wanted: frozenset[str] | None
-    ) -> list[EntityId]:
+    ) -> Links:
         """The entities the question names, strongest link first (one batched key read)."""
         types = self._link_types if wanted is None else self._link_types & wanted
         if not types or not self._runs(NAMES):
-            return []
+            return _NO_LINKS
         spans = name_spans(text)
         keys = {span: span_keys(span, types) for span in spans}
         wanted_keys = {key for per_span in keys.values() for key in per_span}
         if not wanted_keys:
-            return []
+            return _NO_LINKS
         limit = AMBIGUOUS_BUCKET + 1
         found = await self._graph.find_by_blocking_keys(tenant, wanted_keys, limit_per_key=limit)
         return link_ranking(spans, keys, found, limit_per_key=limit)
@@ -341,12 +364,19 @@ class Retriever:
     async def _linked_passages(
         self,
         tenant: TenantId,
-        linked: Sequence[EntityId],
-        lexical_scores: Mapping[ChunkId, float],
+        links: Links,
+        terms: Sequence[str],
+        stats: LexicalCandidates | None,
     ) -> tuple[list[ChunkId], dict[ChunkId, StoredChunk]]:
-        """The passages naming the first ``seeds`` linked entities, best BM25 score first,
-        then the stronger link, then id; and the passages read."""
-        chosen = linked[: self._settings.seeds]
+        """The passages naming the first ``seeds`` linked entities, and the passages read.
+
+        Every one of them names the entity, so what orders them is the rest of the
+        question: BM25 over the question's terms that are not words of a linking name
+        ("press", "publishes" for "Which press publishes Tides of Change?"), scored on each
+        passage's own text with the corpus statistics of the lexical signal; then the
+        stronger link, then id.
+        """
+        chosen = links.entities[: self._settings.seeds]
         if not chosen:
             return [], {}
         naming = await asyncio.gather(*(self._chunks.get_by_entity(tenant, e) for e in chosen))
@@ -356,9 +386,9 @@ class Retriever:
             for chunk in chunks:
                 fetched.setdefault(chunk.id, chunk)
                 link_rank.setdefault(chunk.id, rank)
+        scores = _rest_of_question_scores(fetched, links, terms, stats)
         ranking = sorted(
-            link_rank,
-            key=lambda chunk: (-lexical_scores.get(chunk, 0.0), link_rank[chunk], chunk),
+            link_rank, key=lambda chunk: (-scores.get(chunk, 0.0), link_rank[chunk], chunk)
         )
         return ranking, fetched
 
@@ -371,16 +401,17 @@ class Retriever:
 
     async def _lexical_signal(
         self, tenant: TenantId, terms: Sequence[str]
-    ) -> tuple[list[ChunkId], dict[ChunkId, float]]:
-        """The BM25 ranking's head, and every candidate's score (the graph ranks by it)."""
+    ) -> tuple[list[ChunkId], dict[ChunkId, float], LexicalCandidates | None]:
+        """The BM25 ranking's head, every candidate's score (the graph ranks by it), and the
+        statistics they came from."""
         if not terms or not self._runs(LEXICAL):
-            return [], {}
+            return [], {}, None
         stats = await self._chunks.lexical_candidates(
             tenant, terms, posting_budget=self._settings.posting_budget
         )
         ranked = bm25(stats, terms)
         head = [hit.chunk_id for hit in ranked[: self._settings.per_signal]]
-        return head, {hit.chunk_id: hit.score for hit in ranked}
+        return head, {hit.chunk_id: hit.score for hit in ranked}, stats
 
     async def _resolved_mentions(
         self,
@@ -548,16 +579,25 @@ class Retriever:
         wanted: frozenset[str] | None,
         k: int,
     ) -> list[RetrievedEntity]:
-        """The ``k`` best entities of the wanted types, the passages' own first.
+        """The ``k`` best entities of the wanted types: the one the question names best,
+        then the passages' own.
 
-        An entity the returned passages name ranks by its ``mentions`` rank, ahead of any
-        they do not name; ties and the unnamed rank by fused score. On the gold question set
-        every other order measured worse for answer entities: entity vectors and the graph
-        mostly find the entities a question names, and a vote from each outweighed the
-        passages' evidence of the answer (docs/benchmarks.md).
+        The ``names`` signal's first entity leads (the question spells it out). Then an
+        entity the returned passages name ranks by its ``mentions`` rank, ahead of any they
+        do not name; ties and the unnamed rank by fused score. On the gold question set every
+        other order measured worse for answer entities: entity vectors and the graph mostly
+        find the entities a question names, and a vote from each outweighed the passages'
+        evidence of the answer (docs/benchmarks.md).
         """
         unnamed = len(fused) + 1
-        fused = sorted(fused, key=lambda item: (item.ranks.get(MENTIONS, unnamed), -item.score))
+        fused = sorted(
+            fused,
+            key=lambda item: (
+                item.ranks.get(NAMES) != 1,
+                item.ranks.get(MENTIONS, unnamed),
+                -item.score,
+            ),
+        )
         unknown = [item.key for item in fused if item.key not in expansion.entities]
         stored = await self._graph.get_entities(tenant, unknown) if unknown else {}
         stored.update(expansion.entities)
@@ -630,6 +670,31 @@ def _markers_naming(
         for passage in passages
         if any(live.get(named) == entity for named in passage.entity_ids)
     )
+
+
+def _rest_of_question_scores(
+    passages: Mapping[ChunkId, StoredChunk],
+    links: Links,
+    terms: Sequence[str],
+    stats: LexicalCandidates | None,
+) -> dict[ChunkId, float]:
+    """BM25 of each passage for the question's terms outside the linking names."""
+    name_words = {word for span in links.spans for word in tokenize(span.text)}
+    rest = [term for term in terms if term not in name_words]
+    if stats is None or not rest or not passages:
+        return {}
+    candidates = []
+    for chunk in passages.values():
+        tokens = tokenize(chunk.text)
+        counts: dict[str, int] = {}
+        for token in tokens:
+            if token in rest:
+                counts[token] = counts.get(token, 0) + 1
+        candidates.append(
+            LexicalCandidate(chunk_id=chunk.id, length=len(tokens), term_frequencies=counts)
+        )
+    own = stats.model_copy(update={"candidates": candidates})
+    return {hit.chunk_id: hit.score for hit in bm25(own, rest)}
 
 
 def _decoded_vector(cached: str, dimension: int) -> list[float] | None:

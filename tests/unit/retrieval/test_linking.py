@@ -43,7 +43,10 @@ def _link(question: str, entities: list[Entity], types: tuple[str, ...] = ("Pers
             if bucket:
                 found[key] = bucket[:limit]
     by_id = {e.id: e.name for e in entities}
-    return [by_id[entity_id] for entity_id in link_ranking(spans, keys, found, limit_per_key=limit)]
+    return [
+        by_id[entity_id]
+        for entity_id in link_ranking(spans, keys, found, limit_per_key=limit).entities
+    ]
 
 
 def test_capitalised_runs_and_their_parts_are_candidate_names_question_words_are_not() -> None:
