@@ -159,6 +159,31 @@ class KnowledgeGraphCases:
         assert amara.import_refs == ["crm:p1"]
         assert report.relationships == 1
 
+    async def test_import_records_accept_types_spelled_loosely(self) -> None:
+        """Records typed "person", "organisation" and "works_for" land on the schema's
+        "Person", "Organization" and "WORKS_FOR"; nothing is dropped, the graph stores the
+        declared spellings, and a rebuild gives the same graph."""
+        kg = await self.new_graph(None)
+        report = await kg.import_records(
+            T,
+            [
+                EntityRecord(ref="p1", type="person", name="Amara Okafor", source="crm"),
+                EntityRecord(ref="o1", type="Organisation", name="Quill Press", source="crm"),
+                RelationshipRecord(subject="p1", type="works_for", object="o1", source="crm"),
+            ],
+        )
+        assert report.dropped == {}
+        assert report.relationships == 1
+        snapshot = await kg.export(T)
+        assert sorted(item.entity.type for item in snapshot.entities) == [
+            "Organization",
+            "Person",
+        ]
+        assert [edge.type for edge in snapshot.relationships] == ["WORKS_FOR"]
+        before = await store_state(kg, T)
+        await kg.rebuild(T)
+        assert await store_state(kg, T) == before
+
     async def test_a_malformed_line_names_line_and_field_and_writes_nothing(self) -> None:
         """The batch is validated whole before anything is written."""
         kg = await self.new_graph(None)

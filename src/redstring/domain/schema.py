@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Self
+import re
+from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -92,12 +93,19 @@ class Schema(_Spec):
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
     def entity_type(self, name: str) -> EntityTypeSpec | None:
-        """The declared entity type ``name``, or ``None``."""
-        return next((spec for spec in self.entity_types if spec.name == name), None)
+        """The declared entity type ``name`` names, or ``None``.
+
+        An exact name wins; otherwise the name matches loosely (:func:`type_key`: case,
+        spaces, underscores and "-isation" against "-ization" do not matter), so records
+        typed "person" or "Organisation" land on "Person" and "Organization". Callers store
+        the returned spec's ``name``.
+        """
+        return _lookup(self.entity_types, name)
 
     def relationship_type(self, name: str) -> RelationshipTypeSpec | None:
-        """The declared relationship type ``name``, or ``None``."""
-        return next((spec for spec in self.relationship_types if spec.name == name), None)
+        """The declared relationship type ``name`` names, or ``None``; loosely matched like
+        :meth:`entity_type` ("works_for" and "WorksFor" are ``WORKS_FOR``)."""
+        return _lookup(self.relationship_types, name)
 
     def allows(self, relationship_type: str, subject_type: str, object_type: str) -> bool:
         """True when the schema declares ``relationship_type`` between these entity types."""
@@ -109,12 +117,37 @@ class Schema(_Spec):
         )
 
 
+_SpecT = TypeVar("_SpecT", EntityTypeSpec, RelationshipTypeSpec)
+
+_NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
+def type_key(name: str) -> str:
+    """The loose form of a type name: casefolded, only letters and digits, "-isation"
+    spelled "-ization" ("Organisation", "ORGANIZATION" -> "organization")."""
+    return _NOT_ALNUM.sub("", name.casefold()).replace("isation", "ization")
+
+
+def _lookup(specs: tuple[_SpecT, ...], name: str) -> _SpecT | None:
+    exact = next((spec for spec in specs if spec.name == name), None)
+    if exact is not None:
+        return exact
+    key = type_key(name)
+    return next((spec for spec in specs if type_key(spec.name) == key), None)
+
+
 def _refuse_duplicates(kind: str, names: list[str]) -> None:
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for name in names:
-        if name in seen:
+        if name in seen.values():
             raise ValueError(f"{kind} {name!r} is declared twice; names must be unique")
-        seen.add(name)
+        other = seen.get(type_key(name))
+        if other is not None:
+            raise ValueError(
+                f"{kind}s {other!r} and {name!r} differ only in case, spacing or spelling, "
+                "and a type is looked up loosely; rename one"
+            )
+        seen[type_key(name)] = name
 
 
 DEFAULT_SCHEMA = Schema(

@@ -298,10 +298,11 @@ class _Grounder:
             by_name.setdefault(folded, []).append(entity)
         edges: dict[tuple[str, str, str], ExtractedRelationship] = {}
         for answer in answers:
-            kind = answer["type"]
-            if self._schema.relationship_type(kind) is None:
+            declared = self._schema.relationship_type(answer["type"])
+            if declared is None:
                 self._drop("unknown_relationship_type")
                 continue
+            kind = declared.name
             subjects = by_name.get(_normalised(answer["subject"]) or "", [])
             objects = by_name.get(_normalised(answer["object"]) or "", [])
             if not subjects or not objects:

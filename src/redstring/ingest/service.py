@@ -377,12 +377,13 @@ class GraphWriter:
             for key, count in _extraction_drops(result).items():
                 dropped[key] = dropped.get(key, 0) + count
             for entity in result.entities:
-                if schema.entity_type(entity.type) is None:
+                spec = schema.entity_type(entity.type)
+                if spec is None:
                     dropped["unknown_entity_type"] = dropped.get("unknown_entity_type", 0) + 1
                     continue
                 mentions.append(
                     Mention(
-                        type=entity.type,
+                        type=spec.name,
                         name=entity.name,
                         attributes=dict(entity.attributes),
                         description=entity.description,
@@ -396,7 +397,7 @@ class GraphWriter:
                     (
                         position,
                         statement.subject,
-                        statement.type,
+                        _relationship_type(schema, statement.type),
                         statement.object,
                         statement.description,
                     )
@@ -540,19 +541,21 @@ class GraphWriter:
         async def plan(history: TenantHistory) -> tuple[list[GraphEvent], ImportReport]:
             report = ImportReport(records=len(entities) + len(relationships))
             dropped: dict[str, int] = {}
-            kept = [record for record in entities if schema.entity_type(record.type) is not None]
+            specs = [schema.entity_type(record.type) for record in entities]
+            kept = [record for record, spec in zip(entities, specs, strict=True) if spec]
+            kept_types = [spec.name for spec in specs if spec]
             if len(kept) != len(entities):
                 dropped["unknown_entity_type"] = len(entities) - len(kept)
             mentions = [
                 Mention(
-                    type=record.type,
+                    type=kept_type,
                     name=record.name,
                     attributes=dict(record.attributes),
                     description=record.description,
                     source_id=SourceId(record.source),
                     ref=record.ref,
                 )
-                for record in kept
+                for record, kept_type in zip(kept, kept_types, strict=True)
             ]
             changes = ChangeSet(history)
             decisions = await self._resolver.resolve(self._graph, tenant, mentions)
@@ -563,21 +566,22 @@ class GraphWriter:
             count = 0
             for record in relationships:
                 subject_id, object_id = refs.get(record.subject), refs.get(record.object)
+                kind = _relationship_type(schema, record.type)
                 if (
                     subject_id is None
                     or object_id is None
-                    or _refused(schema, changes, record.type, subject_id, object_id, dropped)
+                    or _refused(schema, changes, kind, subject_id, object_id, dropped)
                 ):
                     if subject_id is None or object_id is None:
-                        _count(dropped, _relationship_problem(schema, record.type))
+                        _count(dropped, _relationship_problem(schema, kind))
                     continue
                 changes.assert_relationship(
                     subject_id,
-                    record.type,
+                    kind,
                     object_id,
                     Support(
                         source_id=SourceId(record.source),
-                        ref=f"{record.subject}|{record.type}|{record.object}",
+                        ref=f"{record.subject}|{kind}|{record.object}",
                         attributes=dict(record.attributes),
                     ),
                 )
@@ -863,6 +867,13 @@ def _live(history: TenantHistory, entity_id: EntityId) -> EntityId:
 
 def _fold(name: str) -> str:
     return " ".join(name.casefold().split())
+
+
+def _relationship_type(schema: Schema, relationship_type: str) -> str:
+    """The declared spelling of a loosely matched relationship type; unknown ones unchanged
+    (they are refused and counted where they are used)."""
+    spec = schema.relationship_type(relationship_type)
+    return relationship_type if spec is None else spec.name
 
 
 def _relationship_problem(schema: Schema, relationship_type: str) -> str:

@@ -82,3 +82,35 @@ def test_a_missing_schema_file_is_a_typed_error(tmp_path: Path) -> None:
     """Not an OSError leaking from the library."""
     with pytest.raises(InvalidSchemaError, match="cannot read"):
         load_schema(tmp_path / "absent.json")
+
+
+def test_types_are_looked_up_loosely_and_stored_as_declared() -> None:
+    """Case, underscores and "-isation" do not matter; an exact name still wins; the spec
+    returned carries the declared spelling."""
+    schema = Schema(
+        entity_types=(EntityTypeSpec(name="Person"), EntityTypeSpec(name="Organization")),
+        relationship_types=(RelationshipTypeSpec(name="WORKS_FOR"),),
+    )
+    for given in ("Person", "person", "PERSON"):
+        spec = schema.entity_type(given)
+        assert spec is not None
+        assert spec.name == "Person"
+    for given in ("organisation", "Organisation", "ORGANIZATION"):
+        spec = schema.entity_type(given)
+        assert spec is not None
+        assert spec.name == "Organization"
+    for given in ("works_for", "WorksFor", "Works-For"):
+        relationship = schema.relationship_type(given)
+        assert relationship is not None
+        assert relationship.name == "WORKS_FOR"
+    assert schema.entity_type("Persona") is None
+    assert schema.relationship_type("WORKS_AT") is None
+    assert schema.allows("works_for", "Person", "Organization")
+
+
+def test_types_differing_only_in_spelling_are_refused() -> None:
+    """Loose lookup needs loose uniqueness: "Person" and "PERSON" cannot both be declared."""
+    with pytest.raises(ValueError, match="differ only in case"):
+        Schema(entity_types=(EntityTypeSpec(name="Person"), EntityTypeSpec(name="PERSON")))
+    with pytest.raises(ValueError, match="declared twice"):
+        Schema(entity_types=(EntityTypeSpec(name="Person"), EntityTypeSpec(name="Person")))
