@@ -36,7 +36,7 @@ def gold_names() -> tuple[dict[str, set[str]], int]:
     return names, len(gold["entities"])
 
 
-async def measure(resolver: Resolver, extractor: SpacyExtractor) -> list[str]:
+async def measure(label: str, resolver: Resolver, extractor: SpacyExtractor) -> list[str]:
     corpus = load_corpus()
     names, gold_total = gold_names()
     started = time.perf_counter()
@@ -57,7 +57,7 @@ async def measure(resolver: Resolver, extractor: SpacyExtractor) -> list[str]:
             per_gold[gold_id] += 1
     spread = sum(per_gold.values()) / max(len(per_gold), 1)
     return [
-        type(resolver).__name__,
+        label,
         str(len(snapshot.entities)),
         f"{len(per_gold)} / {gold_total}",
         f"{spread:.2f}",
@@ -70,9 +70,12 @@ async def measure(resolver: Resolver, extractor: SpacyExtractor) -> list[str]:
 
 async def main() -> None:
     extractor = SpacyExtractor()
-    rows = [
-        await measure(resolver, extractor) for resolver in (ExactNameResolver(), EvidenceResolver())
+    resolvers: list[tuple[str, Resolver]] = [
+        ("ExactNameResolver (baseline)", ExactNameResolver()),
+        ("EvidenceResolver, short forms per document", EvidenceResolver(tenant_short_forms=False)),
+        ("EvidenceResolver (default: two-word short forms per tenant)", EvidenceResolver()),
     ]
+    rows = [await measure(label, resolver, extractor) for label, resolver in resolvers]
     header = [
         "resolver",
         "entities",
@@ -84,8 +87,9 @@ async def main() -> None:
         "ingest s",
     ]
     print_table(header, rows)
-    baseline, evidence = (float(row[3]) for row in rows)
-    print(f"\nspread ratio evidence / exact name: {evidence / baseline:.2f}")
+    baseline = float(rows[0][3])
+    for row in rows[1:]:
+        print(f"spread ratio {row[0]} / exact name: {float(row[3]) / baseline:.2f}")
 
 
 if __name__ == "__main__":

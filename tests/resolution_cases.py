@@ -280,6 +280,48 @@ class ResolutionCases:
             assert groups[1] != groups[0]
             assert groups[4] not in groups[:4]
 
+    async def test_a_short_form_of_two_words_joins_the_one_entity_of_the_tenant(self) -> None:
+        """'T. Veil' and 'Tom Veil' in documents that name no Veil join the one Veil the
+        tenant knows; 'Veil' alone there does not (one word is too little to go on)."""
+        async with await self.new_graph() as kg:
+            decisions = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    self.named("Tomas Veil", "profile"),
+                    self.named("Marta Quist", "profile"),
+                    self.named("T. Veil", "memo"),
+                    self.named("Tom Veil", "email"),
+                    self.named("Veil", "minutes"),
+                ],
+            )
+            groups = [decision.group for decision in decisions]
+            assert groups[2] == groups[3] == groups[0]
+            assert decisions[2].rule == "short_form_in_tenant"
+            assert groups[4] not in groups[:4]
+
+    async def test_a_short_form_that_fits_two_entities_of_the_tenant_stays_apart(self) -> None:
+        """'T. Veil' elsewhere, when the tenant knows Tomas and Tilda Veil: not guessed; nor
+        with ``tenant_short_forms=False``, when only Tomas is known."""
+        async with await self.new_graph() as kg:
+            decisions = await kg.resolver.resolve(
+                kg.graph,
+                TenantId(T),
+                [
+                    self.named("Tomas Veil", "profile"),
+                    self.named("Tilda Veil", "letter"),
+                    self.named("T. Veil", "memo"),
+                ],
+            )
+            assert len({decision.group for decision in decisions}) == 3
+            cautious = EvidenceResolver(tenant_short_forms=False)
+            decisions = await cautious.resolve(
+                kg.graph,
+                TenantId(T),
+                [self.named("Tomas Veil", "profile"), self.named("T. Veil", "memo")],
+            )
+            assert decisions[0].group != decisions[1].group
+
     async def test_a_short_form_that_fits_two_entities_of_its_document_stays_apart(self) -> None:
         """'Okafor' in a document naming Rufus and Adaeze Okafor could be either: not guessed."""
         async with await self.new_graph() as kg:

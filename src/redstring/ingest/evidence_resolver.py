@@ -50,6 +50,11 @@ SHORT_FORM_RULE = "short_form_in_document"
 """The ``rule`` of a passage mention that joined the one entity its own document names in a
 fuller form ("Veil" after "Tomas Veil"; ADR 0022)."""
 
+TENANT_SHORT_FORM_RULE = "short_form_in_tenant"
+"""The ``rule`` of a passage mention of two words or more that joined the one entity of the
+whole tenant its name fits ("M. Lindqvist" in a memo, when the graph knows one Lindqvist it
+could be; ADR 0027)."""
+
 _SPECIFIC_FAMILIES = ("n:", "s:")
 
 
@@ -98,6 +103,7 @@ class EvidenceResolver:
         max_bucket: int = 64,
         max_members: int = 6,
         ambiguity_margin: float = 2.0,
+        tenant_short_forms: bool = True,
     ) -> None:
         for label, value in (
             ("max_candidates", max_candidates),
@@ -115,6 +121,7 @@ class EvidenceResolver:
         self._max_bucket = max_bucket
         self._max_members = max_members
         self._ambiguity_margin = ambiguity_margin
+        self._tenant_short_forms = tenant_short_forms
 
     async def resolve(
         self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
@@ -182,6 +189,16 @@ class EvidenceResolver:
                 if local is not None:
                     best, outcome, named_only, short_form = local, "merge", True, True
                     rule = SHORT_FORM_RULE
+                elif self._tenant_short_forms and len(mention_profile.form.tokens) > 1:
+                    # "T. Veil", "Tom Veil" or "Halvard Maritime" in another document: a
+                    # short form of two words or more joins the one entity of the tenant it
+                    # fits. One word ("Veil") stays with its own document (ADR 0027).
+                    anywhere = self._only_fit(
+                        mention_profile, lookups[position], None, clusters, index, frequencies
+                    )
+                    if anywhere is not None:
+                        best, outcome, named_only, short_form = anywhere, "merge", True, True
+                        rule = TENANT_SHORT_FORM_RULE
             if (
                 best is not None
                 and outcome == "merge"
@@ -331,12 +348,30 @@ class EvidenceResolver:
         """The one cluster that a mention of ``source`` in this batch joined and whose name
         ``mention`` fits (a level of :data:`_SAME_DOCUMENT_LEVELS`, nothing against it), or
         ``None`` when none or several fit."""
+        return self._only_fit(mention, keys, source, clusters, index, frequencies)
+
+    def _only_fit(
+        self,
+        mention: Profile,
+        keys: tuple[str, ...],
+        source: SourceId | None,
+        clusters: dict[_ClusterKey, _Cluster],
+        index: dict[str, list[_ClusterKey]],
+        frequencies: Frequencies,
+    ) -> tuple[_ClusterKey, MatchScore] | None:
+        """The one cluster whose name ``mention`` fits, among those of ``source`` in this
+        batch, or (``source`` is ``None``) among every candidate the keys found, stored or
+        new. Tenant-wide, a broad key (more than ``max_bucket`` clusters, of which only the
+        first were read) means the candidates are not all known, so nothing fits."""
         fitting: list[tuple[_ClusterKey, MatchScore]] = []
         seen: set[_ClusterKey] = set()
         for key in keys:
-            for cluster_key in index.get(key, ()):
+            bucket = index.get(key, ())
+            if source is None and len(bucket) > self._max_bucket:
+                return None
+            for cluster_key in bucket:
                 cluster = clusters[cluster_key]
-                if cluster_key in seen or source not in cluster.sources:
+                if cluster_key in seen or (source is not None and source not in cluster.sources):
                     continue
                 seen.add(cluster_key)
                 score = self._cluster_score(mention, cluster, frequencies)
