@@ -30,10 +30,22 @@ from redstring.domain.errors import EmptyTextError
 from redstring.domain.ids import EntityId, id_text
 from redstring.domain.models import Entity
 
-__all__ = ["AMBIGUOUS_BUCKET", "Links", "NameSpan", "link_ranking", "name_spans", "span_keys"]
+__all__ = [
+    "AMBIGUOUS_BUCKET",
+    "MAX_SPANS",
+    "Links",
+    "NameSpan",
+    "link_ranking",
+    "name_spans",
+    "span_keys",
+]
 
 MAX_SPAN_WORDS = 6
 """The longest run of words tried as one name."""
+
+MAX_SPANS = 48
+"""The most candidate names one question is looked up by (longest first), so a long text
+in title case costs a bounded key read."""
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019\-][^\W_]+)*\.?")
 _POSSESSIVE = re.compile(r"['\u2019]s$", re.IGNORECASE)
@@ -79,7 +91,8 @@ class NameSpan:
 
 
 def name_spans(question: str) -> list[NameSpan]:
-    """The runs of the question's words that may be names, longest first, then leftmost."""
+    """The runs of the question's words that may be names, longest first, then leftmost;
+    at most :data:`MAX_SPANS` of them."""
     words = [_POSSESSIVE.sub("", match.group()).rstrip(".") for match in _WORD.finditer(question)]
     words = [word for word in words if word]
     named = [_may_name(word) for word in words]
@@ -93,7 +106,8 @@ def name_spans(question: str) -> list[NameSpan]:
                     continue
                 text = " ".join(inner)
                 spans.setdefault((left, left + length), NameSpan(left, left + length, text))
-    return sorted(spans.values(), key=lambda span: (-span.words, span.start))
+    ordered = sorted(spans.values(), key=lambda span: (-span.words, span.start))
+    return ordered[:MAX_SPANS]
 
 
 def span_keys(span: NameSpan, entity_types: Collection[str]) -> dict[str, int]:

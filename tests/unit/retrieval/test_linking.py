@@ -9,6 +9,7 @@ from redstring.domain.ids import EntityId
 from redstring.domain.models import Entity
 from redstring.retrieval.linking import (
     AMBIGUOUS_BUCKET,
+    MAX_SPANS,
     NameSpan,
     link_ranking,
     name_spans,
@@ -109,3 +110,10 @@ def test_stronger_links_rank_first_then_longer_spans_then_smaller_buckets() -> N
     ranked = _link("Did P. de Wit meet Lindqvist?", entities)
     assert ranked[0] == "Pieter de Wit"  # initial (i:) over one shared word (f:)
     assert ranked[1:] == ["Marguerite Lindqvist"]  # "Wit" is covered by "P de Wit"
+
+
+def test_a_long_title_case_text_is_looked_up_by_a_bounded_number_of_names() -> None:
+    question = " ".join(f"Word{chr(65 + n % 26)}{n}" for n in range(300))
+    spans = name_spans(question)
+    assert len(spans) == MAX_SPANS
+    assert all(span.words <= 6 for span in spans)
