@@ -266,7 +266,7 @@ class RetrievalBehaviour:
         linked = [e for e in result.entities if NAMES in e.ranks]
         assert [e.entity.id for e in linked] == [babbage]
         assert linked[0].ranks[NAMES] == 1
-        assert result.entities[0].entity.id == babbage  # the best-linked entity leads
+        assert result.entities[0].entity.id == babbage
         naming = {p.chunk_id for p in result.passages if NAMES in p.ranks}
         assert naming == {world.chunks["ada-2"], world.chunks["babbage-1"]}
         assert result.signal_hits[NAMES] == 1

@@ -13,13 +13,9 @@ passages evidence. Nothing is generated.
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from redstring.domain.chunk_ranking import query_terms, tokenize
 from redstring.domain.errors import InvalidArgumentError
 from redstring.ports.llm_provider import LlmProvider
 from redstring.retrieval.results import (
@@ -29,9 +25,10 @@ from redstring.retrieval.results import (
     QueryResult,
     RetrievedPassage,
 )
+from redstring.retrieval.sentences import score_sentences, sentences
 from redstring.retrieval.service import Retriever
 
-__all__ = ["ANSWER_SYSTEM_PROMPT", "NO_CONTEXT_ANSWER", "Answerer"]
+__all__ = ["ANSWER_SYSTEM_PROMPT", "NO_CONTEXT_ANSWER", "Answerer", "best_sentences", "sentences"]
 
 ANSWER_SYSTEM_PROMPT = (
     "You answer a question using only the numbered passages and graph facts given. "
@@ -166,37 +163,6 @@ class QuotedSentence:
     score: float
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
-_HEADING = re.compile(r"^[ \t]*#+[ \t].*$", re.MULTILINE)
-_ABBREVIATION = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Gen|Col|Capt|Lt|Sgt|Rev|Hon|Inc|Ltd|Co|Corp"
-    r"|No|Nos|vs|etc|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|[A-Z])\.)$"
-)
-
-
-def sentences(text: str) -> list[str]:
-    """``text`` cut into sentences: after ``.``, ``!`` or ``?`` before a capital or a digit,
-    and at blank lines; Markdown heading lines are left out (a title restates the question
-    rather than answering it); whitespace collapsed, empty pieces dropped.
-
-    A full stop after a title, a common abbreviation or a single capital ("Dr. Okafor",
-    "A. Okafor", "Acme Ltd. Its") does not end a sentence: at worst two sentences stay
-    joined, which quotes more than needed, never less.
-    """
-    pieces: list[str] = []
-    joined = False
-    for piece in _SENTENCE_END.split(_HEADING.sub("\n\n", text)):
-        piece = " ".join(piece.split())
-        if not piece:
-            continue
-        if joined:
-            pieces[-1] = f"{pieces[-1]} {piece}"
-        else:
-            pieces.append(piece)
-        joined = bool(_ABBREVIATION.search(pieces[-1]))
-    return pieces
-
-
 def best_sentences(
     question: str, passages: Sequence[RetrievedPassage], limit: int
 ) -> list[QuotedSentence]:
@@ -209,32 +175,13 @@ def best_sentences(
     keep passage and sentence order. When no sentence holds a question word, the passages'
     first sentences are returned instead.
     """
-    candidates = [
-        (rank, passage.marker, sentence)
-        for rank, passage in enumerate(passages)
-        for sentence in sentences(passage.text)
-    ]
-    if not candidates:
-        return []
-    asked = set(query_terms(question))
-    held = [set(tokenize(sentence)) & asked for _, _, sentence in candidates]
-    frequency = Counter(word for words in held for word in words)
-    total = len(candidates)
-    weight = {
-        word: math.log(1.0 + (total - count + 0.5) / (count + 0.5))
-        for word, count in frequency.items()
-    }
-    lengths = [len(tokenize(sentence)) or 1 for _, _, sentence in candidates]
-    mean = sum(lengths) / len(lengths)
+    markers = [passage.marker for passage in passages]
     scored = [
-        QuotedSentence(
-            text=sentence,
-            marker=marker,
-            score=sum(weight[word] for word in words)
-            / ((1.0 + 0.25 * rank) * (0.5 + 0.5 * length / mean)),
-        )
-        for (rank, marker, sentence), words, length in zip(candidates, held, lengths, strict=True)
+        QuotedSentence(text=sentence.text, marker=markers[sentence.rank], score=sentence.score)
+        for sentence in score_sentences(question, [passage.text for passage in passages])
     ]
+    if not scored:
+        return []
     matching = [sentence for sentence in scored if sentence.score > 0]
     if not matching:
         firsts: dict[str, QuotedSentence] = {}
