@@ -106,7 +106,8 @@ def load_questions(path: Path, corpus: Corpus) -> list[Question]:
     return questions
 
 
-def _covers(passage_text: str, sentence: str) -> bool:
+def covers(passage_text: str, sentence: str) -> bool:
+    """Whether ``sentence`` (or its first or last 50 characters) is in ``passage_text``."""
     text, wanted = _flat(passage_text), _flat(sentence)
     return wanted in text or wanted[:50] in text or wanted[-50:] in text
 
@@ -114,7 +115,7 @@ def _covers(passage_text: str, sentence: str) -> bool:
 def passage_recall(result: QueryResult, question: Question) -> float:
     top = result.passages[:K]
     found = sum(
-        any(p.source_id == s.document and _covers(p.text, s.sentence) for p in top)
+        any(p.source_id == s.document and covers(p.text, s.sentence) for p in top)
         for s in question.support
     )
     return found / len(question.support)
