@@ -49,7 +49,12 @@ from pydantic import JsonValue
 
 from redstring.domain.name_forms import NameForm, name_form, normalise_name
 from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
-from redstring.domain.resolution.fields import DEFAULT_FIELD_KINDS, field_of, normalise_value
+from redstring.domain.resolution.fields import (
+    DEFAULT_FIELD_KINDS,
+    field_of,
+    flat_attributes,
+    normalise_value,
+)
 from redstring.domain.resolution.weights import FieldKind
 
 __all__ = [
@@ -196,11 +201,12 @@ def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tup
     ``MAX_BLOCKING_KEY_LENGTH`` characters; values that carry nothing are skipped.
     """
     keys: set[str] = set()
-    for key in sorted(attributes):
+    flat = flat_attributes(attributes, DEFAULT_FIELD_KINDS)
+    for key in sorted(flat):
         field, kind = field_of(key, DEFAULT_FIELD_KINDS)
         if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.CONTACT):
             continue
-        value = normalise_value(kind, attributes[key])
+        value = normalise_value(kind, flat[key])
         if value is None:
             continue
         if kind is FieldKind.DATE:

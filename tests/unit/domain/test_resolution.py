@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from redstring.domain.blocking import attribute_keys
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.name_forms import name_form
 from redstring.domain.resolution import (
@@ -345,3 +346,37 @@ def test_a_date_of_birth_under_an_exported_key_still_decides() -> None:
     assert score_pair(one, other, frequencies).conflicting
     assert not score_pair(one, same, frequencies).conflicting
     assert score_pair(one, same, frequencies).weight > score_pair(one, other, frequencies).weight
+
+
+def test_nested_objects_and_lists_are_read_as_exports_nest_them() -> None:
+    """An address object, a list of e-mails and an identifiers object are the same evidence
+    as their flat spellings; a top-level value wins over a nested one; deeper nesting and
+    lists of objects carry nothing."""
+    nested = profile(
+        "Person",
+        "Ada Okafor",
+        {
+            "address": {"line1": "5 Mill Street", "city": "London", "zip": "E1 6AN"},
+            "emails": ["ada@example.org", "other@example.org"],
+            "ids": {"passport": "X1234567"},
+            "city": "Leeds",
+            "deep": {"a": {"b": "c"}},
+            "people": [{"name": "x"}],
+        },
+    )
+    flat = profile(
+        "Person",
+        "Ada Okafor",
+        {
+            "address_line1": "5 Mill Street",
+            "city": "Leeds",
+            "zip": "E1 6AN",
+            "email": "ada@example.org",
+            "passport": "X1234567",
+        },
+    )
+    assert nested.fields == flat.fields
+    assert attribute_keys("Person", {"ids": {"passport": "X1234567"}}) == (
+        "Person|x:identifier=X1234567",
+    )
+    assert attribute_keys("Person", {"born": ["1984-02-11"]}) == ("Person|d:1984-02-11",)

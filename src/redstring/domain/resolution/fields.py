@@ -103,15 +103,61 @@ def key_form(key: str) -> str:
     return _KEY_SEPARATORS.sub("_", snake).strip("_") or key.casefold()
 
 
+def flat_attributes(
+    attributes: Mapping[str, JsonValue], kinds: Mapping[str, tuple[str, FieldKind]]
+) -> dict[str, JsonValue]:
+    """``attributes`` with one level of nesting read the way exports nest them.
+
+    An object's members become attributes of their own: under their own key when it names a
+    known field (``{"address": {"city": ..., "zip": ...}}`` gives ``city`` and ``zip``),
+    else under ``{key}_{member}`` (``address`` + ``line1`` is ``address_line1``, an address).
+    A list stands for its first value that is text or a number (``"emails": ["a@x.org"]``).
+    A top-level attribute wins over a member of the same key; deeper nesting and lists of
+    objects carry nothing.
+    """
+    flat: dict[str, JsonValue] = {
+        key: value for key, value in attributes.items() if not isinstance(value, dict | list)
+    }
+    for key in sorted(attributes):
+        value = attributes[key]
+        if isinstance(value, list):
+            first = next((item for item in value if _scalar(item)), None)
+            if first is not None:
+                flat.setdefault(key, first)
+        elif isinstance(value, dict):
+            for member in sorted(value):
+                inner = value[member]
+                if isinstance(inner, list):
+                    inner = next((item for item in inner if _scalar(item)), None)
+                if not _scalar(inner):
+                    continue
+                known = field_of(member, kinds)[1] is not FieldKind.TEXT
+                flat.setdefault(member if known else f"{key}_{member}", inner)
+    return flat
+
+
+def _scalar(value: JsonValue) -> bool:
+    return (
+        isinstance(value, str | int | float)
+        and not isinstance(value, bool)
+        and bool(str(value).strip())
+    )
+
+
 def field_of(key: str, kinds: Mapping[str, tuple[str, FieldKind]]) -> tuple[str, FieldKind]:
     """The field an attribute key is evidence for, and its kind (``TEXT`` when unknown).
 
     Keys are compared in :func:`key_form`, so the spelling conventions of real exports
-    (spaces, hyphens, camelCase, capitals) name the same field; an unknown key is a ``TEXT``
-    field under its key form, so ``"Employer"`` and ``"employer"`` are compared too.
+    (spaces, hyphens, camelCase, capitals) name the same field, and so does a plural
+    ("emails", "addresses"); an unknown key is a ``TEXT`` field under its key form, so
+    ``"Employer"`` and ``"employer"`` are compared too.
     """
     form = key_form(key)
-    return kinds.get(form, (form, FieldKind.TEXT))
+    known = kinds.get(form)
+    if known is None and form.endswith("s"):
+        # A plural names the same field: "emails", "phone_numbers", "addresses".
+        known = kinds.get(form[:-1]) or (kinds.get(form[:-2]) if form.endswith("es") else None)
+    return known or (form, FieldKind.TEXT)
 
 
 def normalise_value(kind: FieldKind, value: JsonValue) -> str | None:

@@ -24,6 +24,7 @@ from redstring.domain.resolution.fields import (
     DEFAULT_FIELD_KINDS,
     compare_values,
     field_of,
+    flat_attributes,
     normalise_value,
 )
 from redstring.domain.resolution.names import compare_names
@@ -116,16 +117,18 @@ def profile(
 ) -> Profile:
     """Prepare a record; :class:`~redstring.domain.errors.EmptyTextError` for a name of no letters.
 
-    Attributes whose keys name the same field ("city", "town") keep the first by key order;
-    values that carry nothing (``None``, lists, objects, blanks) are left out.
+    Nested objects and lists are read as :func:`flat_attributes` says. Attributes whose keys
+    name the same field ("city", "town") keep the first by key order; values that carry
+    nothing (``None``, blanks) are left out.
     """
     kinds = (settings or ResolutionSettings()).field_kinds
     fields: dict[str, tuple[FieldKind, str]] = {}
-    for key in sorted(attributes):
+    flat = flat_attributes(attributes, kinds)
+    for key in sorted(flat):
         field_name, kind = field_of(key, kinds)
         if field_name in fields:
             continue
-        value = normalise_value(kind, attributes[key])
+        value = normalise_value(kind, flat[key])
         if value is not None:
             fields[field_name] = (kind, value)
     form = name_form(name)
