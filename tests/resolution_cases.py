@@ -8,11 +8,14 @@ types stay apart; decisions are explained; the same input gives the same graph.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Collection
 from typing import Any
 
 from redstring import KnowledgeGraph
+from redstring.domain.blocking import blocking_keys
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.models import Entity
 from redstring.ingest.evidence_resolver import EvidenceResolver
 from redstring.ingest.resolution import Mention
 
@@ -321,6 +324,40 @@ class ResolutionCases:
                 [self.named("Tomas Veil", "profile"), self.named("T. Veil", "memo")],
             )
             assert decisions[0].group != decisions[1].group
+
+    async def test_a_tenant_short_form_is_not_guessed_from_a_truncated_bucket(self) -> None:
+        """'T. Veil' fits only Tomas Veil among the stored entities its keys read. With 10
+        other T-Valleys under its key (V400 t) it joins him; with 69, the bucket holds more
+        than the resolver reads, another fitting Veil could be among the unread, and it
+        stays apart."""
+        veil = Entity(
+            id=EntityId(uuid.UUID(int=1)),
+            type="Person",
+            name="Tomas Veil",
+            blocking_keys=blocking_keys("Person", "Tomas Veil"),
+        )
+        for others in (10, 69):
+            async with await self.new_graph() as kg:
+                valleys = [
+                    Entity(
+                        id=EntityId(uuid.UUID(int=1000 + n)),
+                        type="Person",
+                        name=f"Ta{chr(97 + n // 26)}{chr(97 + n % 26)} Valley",
+                        blocking_keys=blocking_keys(
+                            "Person", f"Ta{chr(97 + n // 26)}{chr(97 + n % 26)} Valley"
+                        ),
+                    )
+                    for n in range(others)
+                ]
+                await kg.graph.upsert_entities(TenantId(T), [veil, *valleys])
+                [decision] = await kg.resolver.resolve(
+                    kg.graph, TenantId(T), [self.named("T. Veil", "memo")]
+                )
+                if others == 10:
+                    assert decision.entity_id == veil.id
+                    assert decision.rule == "short_form_in_tenant"
+                else:
+                    assert decision.entity_id is None
 
     async def test_a_short_form_that_fits_two_entities_of_its_document_stays_apart(self) -> None:
         """'Okafor' in a document naming Rufus and Adaeze Okafor could be either: not guessed."""
