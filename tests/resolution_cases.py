@@ -17,7 +17,7 @@ from redstring.domain.blocking import blocking_keys
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.domain.models import Entity
 from redstring.ingest.evidence_resolver import EvidenceResolver
-from redstring.ingest.resolution import Mention
+from redstring.ingest.resolution import Decision, Mention
 
 T = "acme"
 
@@ -244,6 +244,11 @@ class ResolutionCases:
             chunk_id=ChunkId(f"{source}#0"),
         )
 
+    async def resolve_named(self, kg: KnowledgeGraph, *named: tuple[str, str]) -> list[Decision]:
+        """The resolver's decisions for Person mentions ``(name, source)`` from passages."""
+        mentions = [self.named(name, source) for name, source in named]
+        return list(await kg.resolver.resolve(kg.graph, TenantId(T), mentions))
+
     async def test_a_name_mentioned_in_many_documents_is_one_entity(self) -> None:
         """A name spelled the same in passages, with nothing else to compare, is one entity
         however common its words are in the batch (here they push its weight under the merge
@@ -266,16 +271,13 @@ class ResolutionCases:
         """'T. Veil' and 'Veil' after 'Tomas Veil' in one document are Tomas Veil; 'Veil' in a
         document that names no Veil is not assumed to be him."""
         async with await self.new_graph() as kg:
-            decisions = await kg.resolver.resolve(
-                kg.graph,
-                TenantId(T),
-                [
-                    self.named("Tomas Veil", "profile"),
-                    self.named("Marta Quist", "profile"),
-                    self.named("T. Veil", "profile"),
-                    self.named("Veil", "profile"),
-                    self.named("Veil", "minutes"),
-                ],
+            decisions = await self.resolve_named(
+                kg,
+                ("Tomas Veil", "profile"),
+                ("Marta Quist", "profile"),
+                ("T. Veil", "profile"),
+                ("Veil", "profile"),
+                ("Veil", "minutes"),
             )
             groups = [decision.group for decision in decisions]
             assert groups[2] == groups[3] == groups[0]
@@ -287,16 +289,13 @@ class ResolutionCases:
         """'T. Veil' and 'Tom Veil' in documents that name no Veil join the one Veil the
         tenant knows; 'Veil' alone there does not (one word is too little to go on)."""
         async with await self.new_graph() as kg:
-            decisions = await kg.resolver.resolve(
-                kg.graph,
-                TenantId(T),
-                [
-                    self.named("Tomas Veil", "profile"),
-                    self.named("Marta Quist", "profile"),
-                    self.named("T. Veil", "memo"),
-                    self.named("Tom Veil", "email"),
-                    self.named("Veil", "minutes"),
-                ],
+            decisions = await self.resolve_named(
+                kg,
+                ("Tomas Veil", "profile"),
+                ("Marta Quist", "profile"),
+                ("T. Veil", "memo"),
+                ("Tom Veil", "email"),
+                ("Veil", "minutes"),
             )
             groups = [decision.group for decision in decisions]
             assert groups[2] == groups[3] == groups[0]
@@ -307,14 +306,11 @@ class ResolutionCases:
         """'T. Veil' elsewhere, when the tenant knows Tomas and Tilda Veil: not guessed; nor
         with ``tenant_short_forms=False``, when only Tomas is known."""
         async with await self.new_graph() as kg:
-            decisions = await kg.resolver.resolve(
-                kg.graph,
-                TenantId(T),
-                [
-                    self.named("Tomas Veil", "profile"),
-                    self.named("Tilda Veil", "letter"),
-                    self.named("T. Veil", "memo"),
-                ],
+            decisions = await self.resolve_named(
+                kg,
+                ("Tomas Veil", "profile"),
+                ("Tilda Veil", "letter"),
+                ("T. Veil", "memo"),
             )
             assert len({decision.group for decision in decisions}) == 3
             cautious = EvidenceResolver(tenant_short_forms=False)
@@ -362,14 +358,11 @@ class ResolutionCases:
     async def test_a_short_form_that_fits_two_entities_of_its_document_stays_apart(self) -> None:
         """'Okafor' in a document naming Rufus and Adaeze Okafor could be either: not guessed."""
         async with await self.new_graph() as kg:
-            decisions = await kg.resolver.resolve(
-                kg.graph,
-                TenantId(T),
-                [
-                    self.named("Rufus Okafor", "letter"),
-                    self.named("Adaeze Okafor", "letter"),
-                    self.named("Okafor", "letter"),
-                ],
+            decisions = await self.resolve_named(
+                kg,
+                ("Rufus Okafor", "letter"),
+                ("Adaeze Okafor", "letter"),
+                ("Okafor", "letter"),
             )
             groups = [decision.group for decision in decisions]
             assert len(set(groups)) == 3

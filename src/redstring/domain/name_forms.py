@@ -146,9 +146,13 @@ def normalise_name(name: str) -> str:
     underscores become separators. Raises :class:`EmptyTextError` when nothing alphanumeric
     remains.
     """
-    decomposed = unicodedata.normalize("NFKD", name)
-    unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    folded = _NON_WORD.sub(" ", unaccented.casefold().translate(_LATIN_FOLDS)).strip()
+    if name.isascii():
+        # Nothing to decompose or fold beyond case: the same result, several times faster.
+        folded = _NON_WORD.sub(" ", name.lower()).strip()
+    else:
+        decomposed = unicodedata.normalize("NFKD", name)
+        unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+        folded = _NON_WORD.sub(" ", unaccented.casefold().translate(_LATIN_FOLDS)).strip()
     if not folded:
         raise EmptyTextError(f"name {name!r} has no letters or digits to derive keys from")
     return folded

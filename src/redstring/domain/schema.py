@@ -139,15 +139,16 @@ def _lookup(specs: tuple[_SpecT, ...], name: str) -> _SpecT | None:
 def _refuse_duplicates(kind: str, names: list[str]) -> None:
     seen: dict[str, str] = {}
     for name in names:
-        if name in seen.values():
-            raise ValueError(f"{kind} {name!r} is declared twice; names must be unique")
         other = seen.get(type_key(name))
-        if other is not None:
-            raise ValueError(
-                f"{kind}s {other!r} and {name!r} differ only in case, spacing or spelling, "
-                "and a type is looked up loosely; rename one"
-            )
-        seen[type_key(name)] = name
+        if other is None:
+            seen[type_key(name)] = name
+            continue
+        if other == name:
+            raise ValueError(f"{kind} {name!r} is declared twice; names must be unique")
+        raise ValueError(
+            f"{kind}s {other!r} and {name!r} differ only in case, spacing or spelling, "
+            "and a type is looked up loosely; rename one"
+        )
 
 
 DEFAULT_SCHEMA = Schema(

@@ -178,7 +178,7 @@ class EvidenceResolver:
             ):
                 # "Veil" or "T. Veil" after "Tomas Veil" in the same document: a short form
                 # names the one entity of its document it fits, if exactly one fits.
-                local = self._same_document(
+                local = self._only_fit(
                     mention_profile,
                     lookups[position],
                     mentions[position].source_id,
@@ -335,20 +335,6 @@ class EvidenceResolver:
             else:
                 runner_up = max(runner_up, score.weight)
         return best, runner_up
-
-    def _same_document(
-        self,
-        mention: Profile,
-        keys: tuple[str, ...],
-        source: SourceId,
-        clusters: dict[_ClusterKey, _Cluster],
-        index: dict[str, list[_ClusterKey]],
-        frequencies: Frequencies,
-    ) -> tuple[_ClusterKey, MatchScore] | None:
-        """The one cluster that a mention of ``source`` in this batch joined and whose name
-        ``mention`` fits (a level of :data:`_SAME_DOCUMENT_LEVELS`, nothing against it), or
-        ``None`` when none or several fit."""
-        return self._only_fit(mention, keys, source, clusters, index, frequencies)
 
     def _only_fit(
         self,

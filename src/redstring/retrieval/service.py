@@ -32,7 +32,6 @@ import asyncio
 import hashlib
 import json
 import math
-import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -698,14 +697,9 @@ def _by_sentence(
     )
 
 
-_NON_WORD = re.compile(r"[\W_]+")
-
-
 def _folded(text: str) -> str:
-    """``text`` as :func:`normalise_name` folds it (ASCII directly, which is most text and
-    ten times faster), or ``""`` when it holds no letter or digit."""
-    if text.isascii():
-        return _NON_WORD.sub(" ", text.lower()).strip()
+    """``text`` as :func:`normalise_name` folds it, or ``""`` when it holds no letter or
+    digit."""
     try:
         return normalise_name(text)
     except EmptyTextError:
@@ -756,6 +750,7 @@ def _rest_of_question_scores(
     """BM25 of each passage for the question's terms outside the linking names."""
     name_words = {word for span in links.spans for word in tokenize(span.text)}
     rest = [term for term in terms if term not in name_words]
+    asked = set(rest)
     if stats is None or not rest or not passages:
         return {}
     candidates = []
@@ -763,7 +758,7 @@ def _rest_of_question_scores(
         tokens = tokenize(chunk.text)
         counts: dict[str, int] = {}
         for token in tokens:
-            if token in rest:
+            if token in asked:
                 counts[token] = counts.get(token, 0) + 1
         candidates.append(
             LexicalCandidate(chunk_id=chunk.id, length=len(tokens), term_frequencies=counts)
