@@ -4,6 +4,13 @@ environment unless a test passes one."""
 
 from __future__ import annotations
 
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -58,3 +65,45 @@ def clean_environment(extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in SETTING_VARIABLES}
     env.update(extra)
     return env
+
+
+@contextmanager
+def serving(
+    options: Sequence[str], *, env: dict[str, str], cwd: Path | None = None
+) -> Iterator[str]:
+    """``redstring serve OPTIONS...`` in a subprocess on a free loopback port; yields its base
+    URL once ``/v1/ready`` answers 200 (failing with its stderr if it exits first, or after
+    two minutes), and stops it on exit (SIGINT, then kill)."""
+    import requests
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "redstring", "serve", "--port", str(port), *options],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+            try:
+                if requests.get(f"{base}/v1/ready", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "the server did not become ready"
+            time.sleep(0.5)
+        yield base
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import uuid
@@ -20,7 +19,7 @@ import pytest
 from redstring.cli import embedded
 from redstring.domain.ids import EntityId, TenantId
 from tests.backends import backend_unavailable
-from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke
+from tests.cli_runner import EXTRACTOR, CliResult, clean_environment, invoke, serving
 
 pytestmark = pytest.mark.integration
 
@@ -318,9 +317,6 @@ def test_the_default_offline_extractor_builds_the_graph(workdir: Path, data_dir:
 def test_serve_answers_on_the_embedded_default(workdir: Path, data_dir: Path) -> None:
     """With no server named, `keys create` and `serve` share the embedded PostgreSQL: a key
     made in one process opens its tenant over HTTP in another, and answers cite its files."""
-    import socket
-    import time
-
     import requests
 
     tenant = f"served-{uuid.uuid4().hex[:8]}"
@@ -329,34 +325,12 @@ def test_serve_answers_on_the_embedded_default(workdir: Path, data_dir: Path) ->
     created = _process(workdir, data_dir, "keys", "create", "--tenant", tenant, "--json")
     assert created.exit_code == 0, created
     key = json.loads(created.stdout)["key"]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "redstring", "serve", "--port", str(port),
-            "--data-dir", str(data_dir), "--config", str(workdir / "config.toml"),
-            "--extractor", EXTRACTOR,
-        ],
-        cwd=workdir,
-        env=clean_environment({"PYTHONPATH": str(ROOT)}),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    options = [
+        "--data-dir", str(data_dir), "--config", str(workdir / "config.toml"),
+        "--extractor", EXTRACTOR,
+    ]  # fmt: skip
     headers = {"Authorization": f"Bearer {key}"}
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-            try:
-                if requests.get(f"{base}/v1/ready", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "the server did not become ready"
-            time.sleep(0.5)
+    with serving(options, env=clean_environment({"PYTHONPATH": str(ROOT)}), cwd=workdir) as base:
         asked = requests.post(
             f"{base}/v1/ask",
             json={"question": "Who works for Remington Rand?"},
@@ -368,10 +342,3 @@ def test_serve_answers_on_the_embedded_default(workdir: Path, data_dir: Path) ->
         assert answer["kind"] == "extractive"
         assert "docs/b.txt" in {c["source_id"] for c in answer["citations"]}
         assert requests.get(f"{base}/v1/stats", timeout=30).status_code == 401
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()

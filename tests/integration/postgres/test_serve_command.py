@@ -20,7 +20,7 @@ import requests
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.cli_runner import EXTRACTOR, clean_environment, invoke
+from tests.cli_runner import EXTRACTOR, clean_environment, invoke, serving
 
 pytestmark = pytest.mark.integration
 
@@ -62,53 +62,32 @@ def test_keys_and_two_workers_serve_one_tenant(postgres_dsn: str, tmp_path: Path
     assert unknown.exit_code == 1
     assert "no API key with id '000000000000'" in unknown.stderr
 
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "redstring", "serve", "--port", str(port), "--workers", "2",
-            "--postgres-dsn", postgres_dsn, "--extractor", EXTRACTOR, "--config", str(config),
-        ],
-        env=clean_environment({}),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
+    serve_options = [
+        "--workers", "2", "--postgres-dsn", postgres_dsn, "--extractor", EXTRACTOR,
+        "--config", str(config),
+    ]  # fmt: skip
     headers = {"Authorization": f"Bearer {key['key']}"}
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-            try:
-                if requests.get(f"{base}/v1/ready", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "the server did not become ready"
-            time.sleep(0.5)
-        for number in range(4):  # spread over both workers
-            sent = requests.post(
-                f"{base}/v1/documents",
-                json={
-                    "source": f"w/{number}.md",
-                    "text": f"Ada Lovelace works for Babbage {number}.",
-                },
-                headers=headers,
-                timeout=60,
-            )
-            assert sent.status_code == 200, sent.text
-        sources = requests.get(f"{base}/v1/sources", headers=headers, timeout=30).json()
-        assert [item["source_id"] for item in sources["items"]] == [f"w/{n}.md" for n in range(4)]
-        assert requests.get(f"{base}/v1/stats", timeout=30).status_code == 401
-        stats = asyncio.run(_mcp_stats(base, key["key"]))
-        assert stats["sources"] == 4
+        with serving(serve_options, env=clean_environment({})) as base:
+            for number in range(4):  # spread over both workers
+                sent = requests.post(
+                    f"{base}/v1/documents",
+                    json={
+                        "source": f"w/{number}.md",
+                        "text": f"Ada Lovelace works for Babbage {number}.",
+                    },
+                    headers=headers,
+                    timeout=60,
+                )
+                assert sent.status_code == 200, sent.text
+            sources = requests.get(f"{base}/v1/sources", headers=headers, timeout=30).json()
+            assert [item["source_id"] for item in sources["items"]] == [
+                f"w/{n}.md" for n in range(4)
+            ]
+            assert requests.get(f"{base}/v1/stats", timeout=30).status_code == 401
+            stats = asyncio.run(_mcp_stats(base, key["key"]))
+            assert stats["sources"] == 4
     finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
         invoke(("delete-tenant", "--yes"), config_file=config, options=options)
         invoke(("keys", "revoke", key["key_id"]), config_file=config, options=options)
 
