@@ -15,6 +15,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import uvicorn
 from starlette.testclient import TestClient
@@ -23,6 +24,7 @@ from redstring import KnowledgeGraph
 from redstring.cache.adapters.memory import MemoryCache
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.ports.cache import Cache
+from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.serve import (
     InMemoryJobStore,
     InMemoryKeyStore,
@@ -59,10 +61,14 @@ class World:
 
 @asynccontextmanager
 async def open_world(
-    *, postgres_dsn: str | None = None, limits: Limits | None = None, cache: Cache | None = None
+    *,
+    postgres_dsn: str | None = None,
+    limits: Limits | None = None,
+    cache: Cache | None = None,
+    embeddings: EmbeddingProvider | None = None,
 ) -> AsyncIterator[World]:
     """A seeded world, closed (and its PostgreSQL tables dropped) on exit."""
-    embeddings = FakeEmbeddingProvider(dimension=16)
+    embeddings = embeddings or FakeEmbeddingProvider(dimension=16)
     extractor = VocabularyExtractor()
     cache = cache or MemoryCache()
     prefix = f"serve_{uuid.uuid4().hex[:8]}_"
@@ -128,6 +134,15 @@ def serving(**world_options: object) -> Iterator[tuple[TestClient, World]]:
     app = create_app(_opener(holder, world_options))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, holder["world"]
+
+
+def finished_job(client: TestClient, headers: dict[str, str], job: dict[str, Any]) -> Any:
+    """``job`` polled until it has succeeded or failed (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    while job["state"] not in {"succeeded", "failed"} and time.monotonic() < deadline:
+        time.sleep(0.05)
+        job = client.get(f"/v1/jobs/{job['job_id']}", headers=headers).json()
+    return job
 
 
 def as_tenant(world: World, tenant: str) -> dict[str, str]:

@@ -39,6 +39,7 @@ from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relati
 from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.schema import DEFAULT_SCHEMA, EntityTypeSpec, RelationshipTypeSpec, Schema
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_score
+from redstring.ingest.admission import DocumentTooLargeError
 from redstring.ingest.records import InvalidRecordError
 from redstring.ingest.reports import (
     DeleteReport,
@@ -53,7 +54,6 @@ from redstring.ingest.reports import (
     SourceInfo,
 )
 from redstring.ingest.service import (
-    DocumentTooLargeError,
     ExtractorNotConfiguredError,
     IngestSettings,
     MergeRefusedError,

@@ -19,7 +19,14 @@ from typing import Any, Self
 from pydantic import JsonValue
 
 from redstring.domain.history import TenantHistory
-from redstring.domain.ids import EntityId, SourceId, TenantId, source_id, tenant_id
+from redstring.domain.ids import (
+    EntityId,
+    SourceId,
+    TenantId,
+    existing_source_id,
+    source_id,
+    tenant_id,
+)
 from redstring.domain.schema import DEFAULT_SCHEMA, Schema
 from redstring.ingest.evidence_resolver import EvidenceResolver
 from redstring.ingest.records import parse_jsonl, split_and_check
@@ -303,7 +310,7 @@ class KnowledgeGraph:
         Shared entities keep their other evidence. Deleting an unknown source reports
         ``existed=False`` and changes nothing.
         """
-        return await self._writer.delete_source(_tenant(tenant), source_id(source))
+        return await self._writer.delete_source(_tenant(tenant), existing_source_id(source))
 
     async def delete_tenant(self, tenant: str) -> None:
         """Erase the tenant: every store's rows, its checkpoints and its event log."""

@@ -21,6 +21,8 @@ RelationshipId = NewType("RelationshipId", uuid.UUID)
 EventId = NewType("EventId", uuid.UUID)
 
 _TENANT_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+"""Control characters (C0, DEL, C1) and lone surrogates: never part of an identifier."""
 
 
 def new_entity_id() -> EntityId:
@@ -53,8 +55,32 @@ def tenant_id(value: str) -> TenantId:
 
 
 def source_id(value: str) -> SourceId:
-    """Validate ``value`` as a source id: non-blank, at most 1024 characters, no NUL."""
-    if not value.strip() or len(value) > 1024 or "\x00" in value:
+    """Validate ``value`` as a source id: 1-1024 characters, not all whitespace, and no
+    control character (C0, DEL, C1: no NUL, no line break, no terminal escape) or lone
+    surrogate, so that every listing shows an id as it will be typed back.
+
+    Raises :class:`InvalidArgumentError` naming the value, and the first offending character
+    and its position when there is one.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value) > 1024:
+        raise InvalidArgumentError(
+            f"invalid source id {value!r}: use 1-1024 characters, not all whitespace"
+        )
+    found = _UNPRINTABLE.search(value)
+    if found is not None:
+        raise InvalidArgumentError(
+            f"invalid source id {value!r}: character {found.start()} is {found.group()!r}, a "
+            "control character or lone surrogate; a source id is shown in listings and typed "
+            "back, so use printable characters only (a relative path such as notes/1.md)"
+        )
+    return SourceId(value)
+
+
+def existing_source_id(value: str) -> SourceId:
+    """``value`` as the id of a source that may already be stored: the rule of earlier
+    versions (1-1024 characters, not all whitespace, no NUL), so that a source stored before
+    :func:`source_id` refused control characters can still be named and deleted."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 1024 or "\x00" in value:
         raise InvalidArgumentError(
             f"invalid source id {value!r}: use 1-1024 characters, not all whitespace, no NUL"
         )

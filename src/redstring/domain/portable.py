@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from typing import Annotated
 
 from pydantic import AfterValidator, JsonValue
@@ -25,6 +26,10 @@ index can hold, and far more than any key needs to nominate candidates."""
 
 MAX_SQL_INT = 2**31 - 1
 """The largest value of a 32-bit SQL ``integer`` column (chunk indexes, stream versions)."""
+
+MAX_JSON_DEPTH = 32
+"""How deeply a caller's JSON value (document metadata, record attributes) may nest: far more
+than any export needs, and far less than a JSON decoder's or PostgreSQL's recursion limit."""
 
 
 def check_unicode(value: str, *, what: str = "text") -> str:
@@ -56,6 +61,27 @@ def check_json(value: JsonValue, *, what: str = "JSON value") -> JsonValue:
     except (ValueError, TypeError):
         _walk_json(value, what=what)
     return value
+
+
+def check_json_depth(value: object, *, what: str, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raise :class:`InvalidArgumentError` when ``value`` nests objects or arrays deeper than
+    ``limit`` (a scalar has depth 0, ``{"a": 1}`` depth 1). Walks without recursion, so any
+    depth is measured safely."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children: Iterable[object]
+        if isinstance(item, Mapping):
+            children = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth + 1 > limit:
+            raise InvalidArgumentError(
+                f"{what} nests objects and arrays more than {limit} levels deep; flatten it"
+            )
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _walk_json(value: JsonValue, *, what: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.portable import MAX_JSON_DEPTH
 from redstring.domain.records import EntityRecord, Record, RelationshipRecord
 
 _RECORD: TypeAdapter[EntityRecord | RelationshipRecord] = TypeAdapter(Record)
@@ -65,6 +66,12 @@ def parse_jsonl(lines: Iterable[str]) -> list[tuple[int, EntityRecord | Relation
         except json.JSONDecodeError as error:
             raise InvalidRecordError(
                 f"line {number}: not valid JSON ({error.msg} at column {error.colno})",
+                line=number,
+            ) from None
+        except RecursionError:
+            raise InvalidRecordError(
+                f"line {number}: nests objects and arrays too deeply to read; a record's "
+                f"attributes may nest at most {MAX_JSON_DEPTH} levels",
                 line=number,
             ) from None
         records.append((number, parse_record(value, line=number)))

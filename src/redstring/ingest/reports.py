@@ -34,6 +34,8 @@ class IngestReport(_Report):
     (re-used extractions from the log cost none). ``dropped`` counts extracted items that were
     not stored, by reason (``unknown_entity_type``, ``unknown_relationship_type``,
     ``relationship_pattern``, ``dangling_relationship``, ``invalid``, ...).
+    ``passages_without_vector`` counts passages stored without a passage vector because the
+    embedding model gives them no direction: lexical search and the graph still find them.
     """
 
     source_id: SourceId
@@ -49,6 +51,7 @@ class IngestReport(_Report):
     dropped: dict[str, int] = Field(default_factory=dict)
     failed_chunks: list[FailedChunk] = Field(default_factory=list)
     model: str | None = None
+    passages_without_vector: int = 0
 
 
 class ImportReport(_Report):

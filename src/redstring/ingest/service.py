@@ -23,7 +23,7 @@ from pydantic import JsonValue
 
 from redstring.domain.chunking import chunk_text
 from redstring.domain.chunks import Chunk, StoredChunk
-from redstring.domain.errors import EmptyTextError, InvalidArgumentError, RedstringError
+from redstring.domain.errors import InvalidArgumentError, RedstringError
 from redstring.domain.extraction import Extraction
 from redstring.domain.graph_events import (
     EXTRACTION_STREAM_PREFIX,
@@ -61,6 +61,11 @@ from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.domain.models import Alias
 from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.schema import Schema
+from redstring.ingest.admission import (
+    check_metadata,
+    check_text,
+    passages_without_vector,
+)
 from redstring.ingest.changes import ChangeSet
 from redstring.ingest.reports import DeleteReport, FailedChunk, ImportReport, IngestReport
 from redstring.ingest.resolution import Decision, Mention, Resolver
@@ -77,10 +82,6 @@ T = TypeVar("T")
 
 class ExtractorNotConfiguredError(RedstringError):
     """``ingest`` needs an extractor and none was given."""
-
-
-class DocumentTooLargeError(InvalidArgumentError):
-    """A document is larger than ``IngestSettings.max_document_chars``."""
 
 
 class UnknownEntityError(InvalidArgumentError):
@@ -121,31 +122,6 @@ class _Plan:
 
 def _content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def check_text(source: SourceId, text: str, limit: int) -> None:
-    """Refuse what cannot be ingested, naming the problem (nothing is written)."""
-    if not isinstance(text, str):
-        raise InvalidArgumentError(
-            f"text of source {source!r} must be str, got {type(text).__name__}; decode bytes "
-            "as UTF-8 first"
-        )
-    if not text.strip():
-        raise EmptyTextError(f"source {source!r} is blank: there is nothing to ingest")
-    if len(text) > limit:
-        raise DocumentTooLargeError(
-            f"source {source!r} has {len(text):,} characters, more than max_document_chars="
-            f"{limit:,}; split it or raise the limit in IngestSettings"
-        )
-    if "\x00" in text:
-        raise InvalidArgumentError(f"source {source!r} contains NUL characters; remove them")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise InvalidArgumentError(
-            f"source {source!r} is not valid Unicode text (a lone surrogate at character "
-            f"{error.start}); decode the file as UTF-8 with errors='replace'"
-        ) from None
 
 
 class GraphWriter:
@@ -236,8 +212,9 @@ class GraphWriter:
                 "extractor=LlmExtractor(provider) (an LLM server), or use import_records for "
                 "already-extracted data"
             )
+        # Everything that can refuse the document is decided before the first append.
         check_text(source, text, self._settings.max_document_chars)
-        meta = dict(metadata or {})
+        meta = check_metadata(source, metadata)
         content_hash = _content_hash(text)
         chunks = chunk_text(
             source,
@@ -249,6 +226,7 @@ class GraphWriter:
         known = history.sources.get(source)
         if _unchanged(known, content_hash, meta):
             return IngestReport(source_id=source, unchanged=True, chunks=len(chunks))
+        unembedded = await passages_without_vector(self._projector, source, chunks)
         previous = set(known.chunk_ids) if known else set()
         retry = set(known.failed_chunk_ids) if known else set()
         needed = [chunk for chunk in chunks if chunk.id not in previous or chunk.id in retry]
@@ -261,6 +239,7 @@ class GraphWriter:
             model_calls=calls,
             extractions_reused=reused,
             model=extractor.model,
+            passages_without_vector=unembedded,
         )
 
         async def plan(history: TenantHistory) -> tuple[list[GraphEvent], IngestReport]:

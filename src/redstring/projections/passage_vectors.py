@@ -24,6 +24,7 @@ from redstring.domain.ids import ChunkId, EntityId, TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.vector_store import VectorStore
+from redstring.projections.embedding import embed_each
 
 __all__ = [
     "PASSAGE_NAMESPACE",
@@ -59,25 +60,31 @@ async def project_passage_vectors(
 ) -> int:
     """Embed ``chunks`` (corpus side) and upsert them into ``vectors``; returns how many.
 
-    One ``embed`` call and one atomic ``upsert_many``. Idempotent: projecting the same
-    chunks again rewrites the same records.
+    One ``embed`` call and one atomic ``upsert_many``. A passage the model gives no direction
+    (:func:`~redstring.projections.embedding.embed_each`) gets no vector, and any it had is
+    removed, so replaying the same events always ends in the same records. Idempotent:
+    projecting the same chunks again rewrites the same records.
     """
     latest = list({chunk.id: chunk for chunk in chunks}.values())
     if not latest:
         return 0
-    embedded = await embeddings.embed([chunk.text for chunk in latest])
-    await vectors.upsert_many(
-        tenant_id,
-        [
-            VectorRecord(
-                entity_id=passage_vector_id(chunk.id),
-                vector=vector,
-                metadata={CHUNK_ID_KEY: chunk.id, SOURCE_ID_KEY: chunk.source_id},
-            )
-            for chunk, vector in zip(latest, embedded, strict=True)
-        ],
-    )
-    return len(latest)
+    embedded = await embed_each(embeddings, [chunk.text for chunk in latest])
+    directed = [(chunk, vector) for chunk, vector in zip(latest, embedded, strict=True) if vector]
+    if directed:
+        await vectors.upsert_many(
+            tenant_id,
+            [
+                VectorRecord(
+                    entity_id=passage_vector_id(chunk.id),
+                    vector=vector,
+                    metadata={CHUNK_ID_KEY: chunk.id, SOURCE_ID_KEY: chunk.source_id},
+                )
+                for chunk, vector in directed
+            ],
+        )
+    undirected = [chunk.id for chunk, vector in zip(latest, embedded, strict=True) if not vector]
+    await forget_passage_vectors(vectors, tenant_id, undirected)
+    return len(directed)
 
 
 async def forget_passage_vectors(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from redstring.domain.chunks import StoredChunk
+from redstring.domain.chunks import Chunk, StoredChunk
 from redstring.domain.events import StoredEvent
 from redstring.domain.graph_events import (
     AliasAdded,
@@ -48,6 +48,7 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import ENTITY_TYPE_KEY, VectorStore
+from redstring.projections.embedding import embed_each
 from redstring.projections.passage_vectors import (
     forget_passage_vectors,
     project_passage_vectors,
@@ -291,18 +292,31 @@ class Projector:
         if pending.vector_texts:
             ids = list(pending.vector_texts)
             texts = [pending.vector_texts[entity_id][0] for entity_id in ids]
-            vectors = await self._embeddings.embed(texts)
-            await self._vectors.upsert_many(
-                tenant,
-                [
-                    VectorRecord(
-                        entity_id=entity_id,
-                        vector=vector,
-                        metadata=pending.vector_texts[entity_id][1],
-                    )
-                    for entity_id, vector in zip(ids, vectors, strict=True)
-                ],
-            )
+            vectors = await embed_each(self._embeddings, texts)
+            records = [
+                VectorRecord(
+                    entity_id=entity_id, vector=vector, metadata=pending.vector_texts[entity_id][1]
+                )
+                for entity_id, vector in zip(ids, vectors, strict=True)
+                if vector
+            ]
+            if records:
+                await self._vectors.upsert_many(tenant, records)
+            # An entity the model gives no direction keeps no vector (found by name and
+            # graph only), the same after a rebuild.
+            for entity_id, vector in zip(ids, vectors, strict=True):
+                if not vector:
+                    await self._vectors.delete(tenant, entity_id)
+
+    async def passages_without_vectors(self, chunks: Sequence[Chunk]) -> set[ChunkId]:
+        """The chunks this projector would store without a passage vector: those the model
+        gives no direction (none when there is no passage vector store). Writes nothing."""
+        if self._passage_vectors is None or not chunks:
+            return set()
+        texts = list(dict.fromkeys(chunk.text for chunk in chunks))
+        vectors = await embed_each(self._embeddings, texts)
+        undirected = {text for text, vector in zip(texts, vectors, strict=True) if not vector}
+        return {chunk.id for chunk in chunks if chunk.text in undirected}
 
 
 def _relinked(chunk: StoredChunk, loser: EntityId, winner: EntityId) -> StoredChunk:

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from redstring.domain.errors import InvalidArgumentError, RedstringError
+from redstring.ingest.admission import DocumentTooLargeError
 from redstring.ingest.service import (
-    DocumentTooLargeError,
     ExtractorNotConfiguredError,
     MergeRefusedError,
     UnknownEntityError,

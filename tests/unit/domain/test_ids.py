@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import (
+    existing_source_id,
     id_text,
     new_entity_id,
     new_event_id,
@@ -45,18 +46,37 @@ class TestTenantId:
 
 
 class TestSourceId:
-    """Non-blank, at most 1024 characters, no NUL; anything else a caller likes."""
+    """Non-blank, at most 1024 characters, printable (no control character, no lone
+    surrogate); anything else a caller likes."""
 
     @pytest.mark.parametrize("value", ["memo.md", "s3://bucket/a b.pdf", "東京.txt", "x" * 1024])
     def test_valid_source_ids_are_returned_unchanged(self, value: str) -> None:
         """Paths, URLs and non-ASCII names are all fine."""
         assert source_id(value) == value
 
-    @pytest.mark.parametrize("value", ["", "   ", "\n\t", "x" * 1025, "a\x00b"])
+    @pytest.mark.parametrize("value", ["", "   ", "\n\t", "x" * 1025])
     def test_invalid_source_ids_are_rejected(self, value: str) -> None:
-        """Blank, over-long or NUL-carrying ids are typed errors naming the rule."""
+        """Blank or over-long ids are typed errors naming the rule."""
         with pytest.raises(InvalidArgumentError, match="1-1024 characters"):
             source_id(value)
+
+    @pytest.mark.parametrize(
+        ("value", "position"),
+        [("a\x00b", 1), ("a\r\nb", 1), ("\x1b[31mred", 0), ("tab\there", 3), ("x\x85", 1),
+         ("del\x7f", 3), ("x\ud800", 1)],
+    )  # fmt: skip
+    def test_control_characters_and_lone_surrogates_are_rejected(
+        self, value: str, position: int
+    ) -> None:
+        """Every listing shows an id as typed: the error names the character and where."""
+        with pytest.raises(InvalidArgumentError, match=f"character {position} is"):
+            source_id(value)
+
+    def test_an_existing_source_keeps_the_rule_it_was_stored_under(self) -> None:
+        """A source an earlier version stored with a line break can still be named."""
+        assert existing_source_id("a\r\nb") == "a\r\nb"
+        with pytest.raises(InvalidArgumentError, match="no NUL"):
+            existing_source_id("a\x00b")
 
 
 class TestFreshIds:

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
-from starlette.testclient import TestClient
-
 from redstring.serve import Limits
-from tests.serve_world import TENANT_A, as_tenant, serving
+from tests.serve_world import TENANT_A, as_tenant, finished_job, serving
 
 
 def test_a_document_is_ingested_and_found_by_query_ask_sources_and_stats() -> None:
@@ -162,7 +157,7 @@ def test_a_batch_runs_as_a_job_with_progress() -> None:
         }
         accepted = client.post("/v1/documents/batch", json=batch, headers=headers)
         assert accepted.status_code == 202
-        job = _finished(client, headers, accepted.json())
+        job = finished_job(client, headers, accepted.json())
         assert (job["done"], job["total"]) == (2, 2)
         assert [item["source_id"] for item in job["result"]["documents"]] == ["j/1.md", "j/2.md"]
 
@@ -177,7 +172,7 @@ def test_uploaded_files_are_ingested_by_one_job() -> None:
         ]
         accepted = client.post("/v1/documents/files", files=files, headers=headers)
         assert accepted.status_code == 202, accepted.text
-        job = _finished(client, headers, accepted.json())
+        job = finished_job(client, headers, accepted.json())
         assert job["state"] == "succeeded", job
         assert [item["source_id"] for item in job["result"]["documents"]] == [
             "eli.txt",
@@ -191,14 +186,6 @@ def test_uploaded_files_are_ingested_by_one_job() -> None:
         refused = client.post("/v1/documents/files", files=twice, headers=headers)
         assert refused.json()["errors"][0]["field"] == "body.files.1"
         assert client.get("/v1/stats", headers=headers).json()["sources"] == 4
-
-
-def _finished(client: TestClient, headers: dict[str, str], job: dict[str, Any]) -> Any:
-    deadline = time.monotonic() + 30
-    while job["state"] not in {"succeeded", "failed"} and time.monotonic() < deadline:
-        time.sleep(0.05)
-        job = client.get(f"/v1/jobs/{job['job_id']}", headers=headers).json()
-    return job
 
 
 def test_import_is_a_job_and_a_bad_line_is_a_422_naming_it() -> None:
