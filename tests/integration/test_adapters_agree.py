@@ -22,10 +22,10 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -70,15 +70,18 @@ class Call:
 
 
 def _plain(value: Any, *, digits: int | None) -> Any:
-    """A comparable form of a result: models as JSON-ready dicts, floats optionally rounded."""
+    """A comparable form of a result: models as JSON-ready dicts, floats optionally rounded,
+    a negative zero told apart from zero."""
     if isinstance(value, BaseModel):
         return _plain(value.model_dump(mode="python"), digits=digits)
     if isinstance(value, Mapping):
         return {_plain(k, digits=digits): _plain(v, digits=digits) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_plain(item, digits=digits) for item in value]
-    if isinstance(value, float) and digits is not None:
-        return round(value, digits)
+    if isinstance(value, float):
+        rounded = value if digits is None else round(value, digits)
+        # -0.0 == 0.0, but they differ on the wire ("-0.0" in JSON): compare the sign too.
+        return "-0.0" if rounded == 0.0 and math.copysign(1.0, rounded) < 0 else rounded
     return value
 
 
@@ -115,6 +118,37 @@ def _env(variable: str, backend: str) -> str:
     if not value:
         backend_unavailable(backend, f"{variable} is not set")
     return value
+
+
+# -- list arguments with repeats (ADR 0028) ---------------------------------------------------
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+def _repeating(elements: st.SearchStrategy[T], *, max_size: int) -> st.SearchStrategy[list[T]]:
+    """Lists of ``elements`` that repeat one of them about half the time, at any position.
+
+    A plain ``st.lists`` over a small pool repeats by chance; this makes a repeat the common
+    case for every list argument, so a store that counts, indexes or removes a listed id once
+    per listing differs from the others in most sequences, not in a lucky few.
+    """
+
+    @st.composite
+    def draw(draw_from: st.DrawFn) -> list[T]:
+        items = draw_from(st.lists(elements, max_size=max_size))
+        if items and draw_from(st.booleans()):
+            again = draw_from(st.sampled_from(items))
+            items.insert(draw_from(st.integers(0, len(items))), again)
+        return items
+
+    return draw()
+
+
+def _smuggle(model: M, field_name: str, value: object | None) -> M:
+    """``model`` with ``field_name`` set to ``value`` unvalidated (``model_copy(update=...)``),
+    as a caller can hand a store a repeat the model would have dropped; ``None`` keeps it."""
+    return model if value is None else model.model_copy(update={field_name: value})
 
 
 # -- graph ------------------------------------------------------------------------------------
@@ -423,21 +457,28 @@ _CHUNK_IDS = tuple(chunk_id(source, text) for source in _SOURCES for text in _TE
 
 
 def _stored_chunks(source: st.SearchStrategy[SourceId]) -> st.SearchStrategy[StoredChunk]:
+    """Chunks whose entity lists repeat ids, as the model builds them or (``smuggled``) as
+    ``model_copy(update=...)`` leaves them, past validation (ADR 0028)."""
     return st.builds(
-        lambda source, text, index, entities, tag: StoredChunk(
-            id=chunk_id(source, text),
-            source_id=source,
-            chunk_index=index,
-            text=text,
-            char_end=len(text),
-            entity_ids=tuple(entities),
-            metadata={} if tag is None else {"tag": tag},
+        lambda source, text, index, entities, tag, smuggled: _smuggle(
+            StoredChunk(
+                id=chunk_id(source, text),
+                source_id=source,
+                chunk_index=index,
+                text=text,
+                char_end=len(text),
+                entity_ids=tuple(entities),
+                metadata={} if tag is None else {"tag": tag},
+            ),
+            "entity_ids",
+            tuple(entities) if smuggled else None,
         ),
         source,
         st.sampled_from(_TEXTS),
         st.integers(0, 3),
-        st.lists(_entity_ids, max_size=2, unique=True),
+        _repeating(_entity_ids, max_size=3),
         st.none() | st.sampled_from(("b", "a")),
+        st.booleans(),
     )
 
 
@@ -458,10 +499,18 @@ def _chunk_call() -> st.SearchStrategy[Call]:
             st.lists(_stored_chunks(sources), max_size=2),
         ),
         st.builds(lambda t, i: Call("get", (t, i)), t, chunk_ids),
-        st.builds(lambda t, i: Call("get_many", (t, i)), t, st.lists(chunk_ids, max_size=3)),
+        st.builds(lambda t, i: Call("get_many", (t, i)), t, _repeating(chunk_ids, max_size=3)),
         st.builds(lambda t, s: Call("get_by_source", (t, s)), t, sources),
+        st.builds(
+            lambda t, terms, budget: Call(
+                "lexical_candidates", (t, terms), {"posting_budget": budget}
+            ),
+            t,
+            _repeating(st.sampled_from(("ada", "grace", "moth", "absent")), max_size=4),
+            st.sampled_from((None, 0, 1, 3, -1)),
+        ),
         st.builds(lambda t, e: Call("get_by_entity", (t, e)), t, _entity_ids),
-        st.builds(lambda t, i: Call("existing_ids", (t, i)), t, st.lists(chunk_ids, max_size=3)),
+        st.builds(lambda t, i: Call("existing_ids", (t, i)), t, _repeating(chunk_ids, max_size=3)),
         st.builds(lambda t: Call("list_sources", (t,)), t),
         st.builds(lambda t, s: Call("delete_by_source", (t, s)), t, sources),
         st.builds(lambda t: Call("delete_by_tenant", (t,)), t),
@@ -503,21 +552,31 @@ _CACHE_KEYS = ("a", "b")
 def _cache_call() -> st.SearchStrategy[Call]:
     keys = st.sampled_from(_CACHE_KEYS)
     ttls = st.sampled_from((None, 60.0, 0.0005, 1e300, math.inf, math.nan, -1.0))
-    instants = st.sampled_from((1_700_000_000.0, 1_700_000_001.5, math.nan, math.inf))
+    # Zero of both signs twice over: a hit at -0.0 read back is where the adapters differed.
+    instants = st.sampled_from(
+        (1_700_000_000.0, 1_700_000_001.5, -0.0, 0.0, -0.0, -1.0, math.nan, math.inf)
+    )
     values = st.sampled_from(("4", "x", "", str(2**53), str(2**63 - 1), str(2**63), "-0"))
+    record_hit = st.builds(
+        lambda k, at, ttl: Call("record_hit", (k,), {"at": at, "ttl_seconds": ttl}),
+        keys,
+        instants,
+        # Mostly a TTL the port takes, so hits are recorded and read back.
+        st.sampled_from((60.0, 60.0, 60.0, 0.0005, 1e300, math.inf, math.nan, -1.0)),
+    )
+    oldest_hit = st.builds(
+        lambda k, since: Call("oldest_hit", (k,), {"since": since}), keys, instants
+    )
     return st.one_of(
         st.builds(lambda k: Call("get", (k,)), keys),
         st.builds(lambda k, v, ttl: Call("set", (k, v), {"ttl_seconds": ttl}), keys, values, ttls),
         st.builds(lambda k, ttl: Call("increment", (k,), {"ttl_seconds": ttl}), keys, ttls),
         st.builds(lambda k: Call("delete", (k,)), keys),
-        st.builds(
-            lambda k, at, ttl: Call("record_hit", (k,), {"at": at, "ttl_seconds": ttl}),
-            keys,
-            instants,
-            ttls.filter(lambda ttl: ttl is not None),
-        ),
+        record_hit,
+        record_hit,
         st.builds(lambda k, since: Call("count_hits", (k,), {"since": since}), keys, instants),
-        st.builds(lambda k, since: Call("oldest_hit", (k,), {"since": since}), keys, instants),
+        oldest_hit,
+        oldest_hit,
     )
 
 
@@ -539,6 +598,15 @@ async def caches() -> AsyncIterator[dict[str, Any]]:
 
 @AGREEMENT
 @given(calls=st.lists(_cache_call(), min_size=1, max_size=12))
+# Issue 28: a hit at -0.0 read back as -0.0 from memory and 0.0 from Redis. Generated
+# sequences reach it rarely (a valid TTL, then a read of the same key), so it is kept.
+@example(
+    calls=[
+        Call("record_hit", ("a",), {"at": -0.0, "ttl_seconds": 60.0}),
+        Call("oldest_hit", ("a",), {"since": -0.0}),
+        Call("oldest_hit", ("a",), {"since": -1.0}),
+    ]
+)
 async def test_caches_agree(caches: dict[str, Any], calls: list[Call]) -> None:
     """MemoryCache and RedisCache agree on values, counts, windows and refusals."""
     for cache in caches.values():

@@ -8,11 +8,11 @@ ids: stores must key on ``(tenant_id, id)`` and compare both parts.
 from __future__ import annotations
 
 import hashlib
-from typing import Self
+from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from redstring.domain.ids import ChunkId, EntityId, SourceId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, distinct
 from redstring.domain.portable import MAX_SQL_INT, JsonObject
 
 
@@ -55,8 +55,18 @@ class Chunk(BaseModel):
         return self
 
 
-class StoredChunk(Chunk):
-    """A chunk as the passage store keeps it: plus the entities extracted from it."""
+EntityIds = Annotated[tuple[EntityId, ...], AfterValidator(distinct)]
+"""Entity ids as a set in list form: repeats dropped on construction and assignment, first
+position kept (ADR 0028)."""
 
-    entity_ids: tuple[EntityId, ...] = ()
+
+class StoredChunk(Chunk):
+    """A chunk as the passage store keeps it: plus the entities extracted from it.
+
+    ``entity_ids`` names each entity once: an id listed twice is kept at its first position
+    (``redstring.domain.ids.distinct``), and a store holds a chunk so even when the list
+    skipped validation (``model_copy(update=...)``), see ADR 0028.
+    """
+
+    entity_ids: EntityIds = ()
     metadata: JsonObject = Field(default_factory=dict)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import NewType
+from collections.abc import Hashable, Iterable
+from typing import NewType, TypeVar
 
 from redstring.domain.errors import InvalidArgumentError
 
@@ -85,6 +86,18 @@ def existing_source_id(value: str) -> SourceId:
             f"invalid source id {value!r}: use 1-1024 characters, not all whitespace, no NUL"
         )
     return SourceId(value)
+
+
+_Item = TypeVar("_Item", bound=Hashable)
+
+
+def distinct(values: Iterable[_Item]) -> tuple[_Item, ...]:
+    """``values`` with every repeat dropped, each kept where it first appears (ADR 0028).
+
+    How the models hold a list of ids: a chunk naming an entity twice names it once, so no
+    store ever indexes, counts or un-indexes one id twice.
+    """
+    return tuple(dict.fromkeys(values))
 
 
 def id_text(value: uuid.UUID) -> str:

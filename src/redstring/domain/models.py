@@ -9,11 +9,12 @@ never a field: every store method takes ``tenant_id`` explicitly and keys on
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, distinct
 from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH, JsonObject, check_unicode
 
 _TYPE_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
@@ -45,7 +46,12 @@ def _check_keys(value: tuple[str, ...]) -> tuple[str, ...]:
                 f"{MAX_BLOCKING_KEY_LENGTH}: derive keys with redstring.domain.blocking, "
                 "which shortens them"
             )
-    return tuple(sorted(set(value)))
+    return key_set(value)
+
+
+def key_set(keys: Iterable[str]) -> tuple[str, ...]:
+    """Blocking keys as an entity holds them: sorted, each once (ADR 0003, ADR 0028)."""
+    return tuple(sorted(set(keys)))
 
 
 TypeName = Annotated[str, AfterValidator(_check_type_name)]
@@ -58,6 +64,9 @@ BlockingKeys = Annotated[tuple[str, ...], AfterValidator(_check_keys)]
 """Blocking keys of at most ``MAX_BLOCKING_KEY_LENGTH`` characters, stored sorted and
 de-duplicated so equal sets compare equal."""
 
+ChunkIds = Annotated[tuple[ChunkId, ...], AfterValidator(distinct)]
+"""Chunk ids as a set in list form: repeats dropped, first position kept (ADR 0028)."""
+
 Attributes = JsonObject
 
 
@@ -66,10 +75,14 @@ class _Model(BaseModel):
 
 
 class Provenance(_Model):
-    """Where a fact came from: the source, the chunks and the provider-qualified model."""
+    """Where a fact came from: the source, the chunks and the provider-qualified model.
+
+    ``chunk_ids`` (an entity's or a relationship's evidence) names each chunk once, at its
+    first position (ADR 0028).
+    """
 
     source_id: SourceId | None = None
-    chunk_ids: tuple[ChunkId, ...] = ()
+    chunk_ids: ChunkIds = ()
     model: str | None = None
 
 

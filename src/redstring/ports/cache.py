@@ -23,7 +23,8 @@ This is deliberately not a general cache; it carries what the model-call resilie
   ``record_hit``, and write nothing. TTLs are real below one second (``ttl_seconds=0.05``
   expires).
 * Hit times (``at``, ``since``) are finite numbers; NaN or an infinity raises
-  ``InvalidArgumentError``.
+  ``InvalidArgumentError``. A hit at ``-0.0`` is a hit at ``0.0`` and reads back so, as
+  Redis holds it (``check_instant``).
 * Keys and values are UTF-8 text: a lone surrogate in a key or a value raises
   ``InvalidArgumentError`` and writes nothing (no UTF-8 store can hold it; ADR 0023).
 * Keys are any other text and distinct keys never meet: no case folding, trimming or collision
@@ -128,10 +129,14 @@ def check_text(value: str, *, what: str) -> str:
 
 
 def check_instant(value: float, *, what: str) -> float:
-    """``value`` if it is a finite epoch time; :class:`InvalidArgumentError` naming it otherwise."""
+    """``value`` as the epoch time a cache holds; :class:`InvalidArgumentError` if not finite.
+
+    ``-0.0`` comes back as ``0.0``: Redis keeps a score of -0 as 0, so a hit recorded at
+    ``-0.0`` must read back as ``0.0`` from every adapter (issue 28, ADR 0028).
+    """
     if not math.isfinite(value):
         raise InvalidArgumentError(f"{what}={value!r} is not a finite epoch time in seconds")
-    return value
+    return value + 0.0
 
 
 def counter_value(text: str) -> int | None:

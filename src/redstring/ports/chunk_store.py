@@ -19,6 +19,10 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
   on every adapter (``redstring.ports.text_arguments``, ADR 0023).
+* **Repeats** (ADR 0028). A chunk names each entity once: ``StoredChunk`` drops a repeated
+  entity id (first position kept), and a store holds and indexes a chunk so even when its
+  list skipped validation (``model_copy(update=...)``), so later replaces and deletes remove
+  exactly what was written. A chunk id or term given twice to a read means what it means once.
 * Tenancy, copies, idempotent last-write-wins upserts and read-your-writes as for every store.
 """
 

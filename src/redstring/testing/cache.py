@@ -232,6 +232,20 @@ class CacheCompliance(SuiteGuard):
         assert await cache.oldest_hit(key, since=NOW - 60) == NOW - 45
         assert await cache.oldest_hit(key, since=NOW - 700) == NOW - 600
 
+    async def test_a_hit_at_minus_zero_reads_back_as_zero(self, cache: Cache) -> None:
+        """A hit recorded at ``-0.0`` is the hit at ``0.0``: ``oldest_hit`` answers ``0.0``,
+        sign included, as Redis holds the score (issue 28). Equal as numbers, ``-0.0`` and
+        ``0.0`` differ on the wire (``"-0.0"`` in JSON), so adapters must not. On failure
+        normalise the instant on the way in (``ports.cache.check_instant`` returns it so).
+        """
+        key = unique_key("zero")
+        await cache.record_hit(key, at=-0.0, ttl_seconds=HOUR)
+        for since in (-0.0, 0.0, -1.0):
+            oldest = await cache.oldest_hit(key, since=since)
+            assert oldest == 0.0
+            assert math.copysign(1.0, oldest) == 1.0, f"oldest_hit(since={since!r}) = {oldest!r}"
+        assert await cache.count_hits(key, since=0.0) == 1
+
     async def test_oldest_hit_is_none_when_every_hit_precedes_since(self, cache: Cache) -> None:
         """Hits exist, but none in the window: ``None``, not the older hit."""
         key = unique_key("calls")

@@ -73,7 +73,9 @@ def _stored_chunks(
         draw(st.sampled_from(sources)),
         draw(chunk_texts()),
         chunk_index=draw(st.integers(min_value=0, max_value=3)),
-        entity_ids=draw(st.lists(st.sampled_from(_ENTITIES), unique=True, max_size=3)),
+        # Repeats included: the model names each entity once (ADR 0028), and a store must
+        # index, replace and delete such a chunk like any other.
+        entity_ids=draw(st.lists(st.sampled_from(_ENTITIES), max_size=4)),
         metadata=draw(json_metadata() if any_metadata else st.sampled_from(_PLAIN_METADATA)),
     )
 
@@ -268,6 +270,57 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         assert await store.list_sources(TENANT) == {SOURCE: 1}
         assert await store.get_by_entity(TENANT, _ENTITIES[0]) == []
         assert await store.get_by_entity(TENANT, _ENTITIES[1]) == [second]
+
+    async def test_an_entity_listed_twice_is_held_once_and_every_later_write_works(
+        self, store: ChunkStore
+    ) -> None:
+        """A chunk naming an entity twice is held naming it once, at its first position
+        (ADR 0028): as the model builds it, and as validation would hold it when the repeat
+        skipped validation (``model_copy(update=...)``). ``get_by_entity`` lists it once, and
+        re-upserting, replacing and deleting it afterwards work. On failure check that the
+        entity index is written and removed once per distinct id, not once per listing (an
+        in-memory store once raised ``KeyError`` here and lost its indexes), and that the
+        stored list is de-duplicated on the way in or out.
+        """
+        first, second, third = _ENTITIES[:3]
+        text = "Ada met Grace; Ada left."
+        built = self._chunk(SOURCE, text, 0, [second, first, second])
+        once = self._chunk(SOURCE, text, 0, [second, first])
+        plain = self._chunk(OTHER_SOURCE, "Grace met Ada.", 0, [first, second])
+        smuggled = plain.model_copy(update={"entity_ids": (first, second, first, first)})
+        for chunk in (built, built, smuggled, smuggled):
+            await store.upsert_many(TENANT, [chunk])
+        await store.upsert_many(TENANT, [smuggled, built])
+        assert await store.get(TENANT, built.id) == once
+        assert await store.get(TENANT, plain.id) == plain
+        assert await store.get_many(TENANT, [built.id, plain.id]) == {
+            built.id: once,
+            plain.id: plain,
+        }
+        for entity_id in (first, second):
+            assert await store.get_by_entity(TENANT, entity_id) == _by_id([once, plain])
+        await store.upsert_many(TENANT, [smuggled.model_copy(update={"chunk_index": 2})])
+        plain = plain.model_copy(update={"chunk_index": 2})
+        assert await store.get_by_source(TENANT, OTHER_SOURCE) == [plain]
+        moved = self._chunk(SOURCE, text, 1, [third])
+        await store.replace_source(
+            TENANT, SOURCE, [built.model_copy(update={"entity_ids": (third, third)}), moved]
+        )
+        assert await store.get(TENANT, built.id) == moved
+        assert await store.get_by_entity(TENANT, first) == [plain]
+        assert await store.get_by_entity(TENANT, third) == [moved]
+        assert await store.delete_by_source(TENANT, OTHER_SOURCE) == 1
+        assert await store.get_by_entity(TENANT, first) == []
+        await store.upsert_many(TENANT, [smuggled])
+        assert await store.delete_by_tenant(TENANT) == 2
+        for entity_id in (first, second, third):
+            assert await store.get_by_entity(TENANT, entity_id) == []
+        assert await store.list_sources(TENANT) == {}
+        assert (await store.lexical_candidates(TENANT, ["ada"])).corpus_size == 0
+        await store.upsert_many(TENANT, [smuggled])
+        assert await store.get_by_entity(TENANT, second) == [
+            plain.model_copy(update={"chunk_index": 0})
+        ]
 
     async def test_a_later_upsert_many_call_replaces_an_earlier_one(
         self, store: ChunkStore

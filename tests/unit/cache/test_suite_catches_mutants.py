@@ -475,11 +475,22 @@ class SurrogateValuesCache(MemoryCache):
         self._values[key].text = value  # the planted defect: the value is never checked
 
 
+class SignedZeroHitsCache(MemoryCache):
+    """Holds a hit at ``-0.0`` as given, as the in-memory cache did (Redis answers 0.0)."""
+
+    async def record_hit(self, key: str, *, at: float, ttl_seconds: float) -> None:
+        await super().record_hit(key, at=at, ttl_seconds=ttl_seconds)
+        series = self._live_series(key)
+        assert series is not None
+        series.hits[-1] = at  # the planted defect: the sign of zero survives
+
+
 MUTANTS: dict[type[MemoryCache], str] = {
     UnboundedCounterCache: "test_a_counter_stops_at_64_bits",
     DoubleCountCache: "test_increment_is_exact_past_2_to_the_53",
     AnyPositiveTtlCache: "test_a_ttl_outside_the_ports_range_raises",
     NanTimesCache: "test_hit_times_must_be_finite",
+    SignedZeroHitsCache: "test_a_hit_at_minus_zero_reads_back_as_zero",
     SurrogateValuesCache: "test_a_lone_surrogate_in_a_key_or_value_is_refused",
     BytesCache: "test_a_value_comes_back_as_str_not_bytes",
     Latin1Cache: "test_a_value_comes_back_as_str_not_bytes",
@@ -576,6 +587,7 @@ ALONE: frozenset[type[MemoryCache]] = frozenset(
         SwallowingBlockCache,
         ExitLeavesItOpenCache,
         NonNegativeCountersCache,
+        SignedZeroHitsCache,
     }
 )
 """Mutants that exactly one case catches: that case is the only thing standing between them

@@ -11,7 +11,7 @@ import asyncio
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -23,7 +23,7 @@ from redstring.domain.chunk_ranking import (
     selective_terms,
 )
 from redstring.domain.chunks import StoredChunk
-from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId, distinct
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from tests.compliance_coverage import isolation_test_names
@@ -697,6 +697,36 @@ class RemovalKeepsItsLength(InMemoryChunkStore):
         self._total_length[key[0]] += length
 
 
+# -- repeats in a list field (ADR 0028) --------------------------------------------------------
+
+
+class UnindexesEachListing(InMemoryChunkStore):
+    """The store as issue 28 found it: a chunk is kept as given, so an entity listed twice
+    is un-indexed twice, and the second removal raises ``KeyError`` after the row is gone."""
+
+    @staticmethod
+    def _row(chunk: StoredChunk) -> _Row:
+        row = InMemoryChunkStore._row(chunk)
+        return _Row(chunk.model_copy(deep=True), row.frequencies, row.length)
+
+
+class KeepsRepeatedEntityIds(InMemoryChunkStore):
+    """Holds the list as given, un-indexing each distinct id once: a repeat that skipped
+    validation reads back, where a store validating on the way out (PostgreSQL) drops it."""
+
+    @staticmethod
+    def _row(chunk: StoredChunk) -> _Row:
+        return UnindexesEachListing._row(chunk)
+
+    def _drop(self, key: tuple[TenantId, ChunkId]) -> None:
+        row = self._rows[key]
+        once = replace(
+            row, chunk=row.chunk.model_copy(update={"entity_ids": distinct(row.chunk.entity_ids)})
+        )
+        self._rows[key] = self._by_tenant[key[0]][key[1]] = once
+        super()._drop(key)
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryChunkStore]
@@ -851,6 +881,14 @@ CASES = (
         ("test_the_budget_takes_terms_rarest_first_then_by_term",),
     ),
     Case(RemovalKeepsItsLength, ("test_lexical_statistics_follow_replacements_and_deletes",)),
+    Case(
+        UnindexesEachListing,
+        ("test_an_entity_listed_twice_is_held_once_and_every_later_write_works",),
+    ),
+    Case(
+        KeepsRepeatedEntityIds,
+        ("test_an_entity_listed_twice_is_held_once_and_every_later_write_works",),
+    ),
     Case(ANegativeBudgetMeansNone, ("test_a_negative_budget_is_rejected",)),
     Case(
         KeepsTheTermThatPassesTheBudget,

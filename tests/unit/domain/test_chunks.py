@@ -143,3 +143,18 @@ def test_a_stored_chunk_keeps_its_entities_and_metadata() -> None:
     assert stored.metadata == {"page": 2}
     with pytest.raises(ValidationError, match="not chunk_id"):
         StoredChunk(id=ChunkId("cx"), source_id=SOURCE, chunk_index=0, text=TEXT)
+
+
+@given(st.lists(st.integers(1, 4).map(lambda n: EntityId(uuid.UUID(int=n))), max_size=8))
+def test_a_stored_chunk_names_each_entity_once_where_it_first_appears(
+    entities: list[EntityId],
+) -> None:
+    """Repeats are dropped on construction and on assignment, first positions kept, so a
+    store never indexes one entity twice under a chunk (ADR 0028)."""
+    distinct = list(dict.fromkeys(entities))
+    stored = StoredChunk(
+        id=chunk_id(SOURCE, TEXT), source_id=SOURCE, chunk_index=0, text=TEXT, entity_ids=entities
+    )
+    assert list(stored.entity_ids) == distinct
+    stored.entity_ids = (*entities, *reversed(entities))
+    assert list(stored.entity_ids) == distinct

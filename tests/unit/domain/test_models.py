@@ -56,6 +56,15 @@ class TestEntity:
         assert entity.blocking_keys == ("Person|n:a", "Person|s:b")
         assert entity == _entity(blocking_keys=["Person|s:b", "Person|n:a"])
 
+    def test_provenance_names_each_chunk_once_where_it_first_appears(self) -> None:
+        """An entity's or edge's evidence drops a repeated chunk id, on construction and on
+        assignment, keeping the order of first appearance (ADR 0028)."""
+        first, second = ChunkId("c-2"), ChunkId("c-1")
+        provenance = Provenance(chunk_ids=(first, second, first, second))
+        assert provenance.chunk_ids == (first, second)
+        provenance.chunk_ids = (second, second, first)
+        assert provenance.chunk_ids == (second, first)
+
     def test_a_blank_blocking_key_is_rejected(self) -> None:
         """Every key must hold text."""
         with pytest.raises(ValidationError, match="non-whitespace"):

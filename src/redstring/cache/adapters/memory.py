@@ -108,7 +108,7 @@ class MemoryCache:
         """Record one hit at epoch ``at``; the series expires ``ttl_seconds`` after this call."""
         check_text(key, what="cache key")
         check_ttl(ttl_seconds)
-        check_instant(at, what="at")
+        at = check_instant(at, what="at")
         series = self._live_series(key)
         if series is None:
             series = self._series[key] = _Series(deadline=0.0)
@@ -120,14 +120,14 @@ class MemoryCache:
     async def count_hits(self, key: str, *, since: float) -> int:
         """Hits at or after ``since``, two hits at one instant counting as two."""
         check_text(key, what="cache key")
-        check_instant(since, what="since")
+        since = check_instant(since, what="since")
         series = self._live_series(key)
         return 0 if series is None else sum(1 for hit in series.hits if hit >= since)
 
     async def oldest_hit(self, key: str, *, since: float) -> float | None:
         """The earliest hit at or after ``since``, or ``None``."""
         check_text(key, what="cache key")
-        check_instant(since, what="since")
+        since = check_instant(since, what="since")
         series = self._live_series(key)
         if series is None:
             return None

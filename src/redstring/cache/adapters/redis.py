@@ -144,7 +144,7 @@ class RedisCache:
         expire are one Lua script: atomic, and one round trip.
         """
         milliseconds = _milliseconds(ttl_seconds)
-        check_instant(at, what="at")
+        at = check_instant(at, what="at")
         member = f"{at!r}:{uuid4().hex}"
         await self._record_hit(
             keys=[self._hits_key(key)],
@@ -153,12 +153,12 @@ class RedisCache:
 
     async def count_hits(self, key: str, *, since: float) -> int:
         """Hits at or after ``since``; ``ZCOUNT`` is inclusive at its lower bound."""
-        check_instant(since, what="since")
+        since = check_instant(since, what="since")
         return int(await self._client.zcount(self._hits_key(key), since, "+inf"))
 
     async def oldest_hit(self, key: str, *, since: float) -> float | None:
         """The earliest hit at or after ``since``, or ``None``."""
-        check_instant(since, what="since")
+        since = check_instant(since, what="since")
         found = await self._client.zrangebyscore(
             self._hits_key(key), since, "+inf", start=0, num=1, withscores=True
         )

@@ -6,7 +6,8 @@ Token statistics are computed once per chunk at write time with
 the postings of the terms ``selective_terms`` chooses, and a document frequency is the size
 of one posting set. Chunks are also indexed by tenant and by entity, so no read scans
 another tenant's rows. It passes ``redstring.testing.chunk_store.ChunkStoreCompliance``
-unchanged.
+unchanged, and ``index_problems`` says whether the indexes still describe the rows (the unit
+tests check it after every call).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from redstring.domain.chunk_ranking import (
 )
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId, distinct
 from redstring.ports.text_arguments import checks_text_arguments
 
 
@@ -93,9 +94,11 @@ class InMemoryChunkStore:
 
     @staticmethod
     def _row(chunk: StoredChunk) -> _Row:
+        """The row for ``chunk``: a copy naming each entity once, as the model would (a repeat
+        can skip validation through ``model_copy(update=...)``), with its token counts."""
         frequencies = term_frequencies(chunk.text)
         return _Row(
-            chunk=chunk.model_copy(deep=True),
+            chunk=chunk.model_copy(deep=True, update={"entity_ids": distinct(chunk.entity_ids)}),
             frequencies=frequencies,
             length=sum(frequencies.values()),
         )
@@ -223,6 +226,52 @@ class InMemoryChunkStore:
         for key in keys:
             self._drop(key)
         return len(keys)
+
+    def index_problems(self) -> list[str]:
+        """How the secondary indexes differ from what the rows alone imply; ``[]`` when none.
+
+        Each index is rebuilt from ``_rows`` (the one source of truth here) and compared with
+        the one ``_put`` and ``_drop`` kept in step, so an update applied halfway (a row gone
+        but still posted, an entity listed under a chunk that no longer names it, a length
+        never taken out of the total) is named instead of passing silently. For tests; it
+        reads the whole store.
+        """
+        postings: dict[TenantId, dict[str, set[ChunkId]]] = {}
+        by_entity: dict[TenantId, dict[EntityId, set[ChunkId]]] = {}
+        total_length: Counter[TenantId] = Counter()
+        problems = []
+        for (tenant_id, held_id), row in self._rows.items():
+            if row.chunk.id != held_id:
+                problems.append(f"row {(tenant_id, held_id)!r} holds chunk {row.chunk.id!r}")
+            if row.frequencies != term_frequencies(row.chunk.text):
+                problems.append(f"row {(tenant_id, held_id)!r} has stale token counts")
+            if row.length != sum(row.frequencies.values()):
+                problems.append(f"row {(tenant_id, held_id)!r} has a length off its counts")
+            if len(set(row.chunk.entity_ids)) != len(row.chunk.entity_ids):
+                problems.append(f"row {(tenant_id, held_id)!r} names an entity twice")
+            for term in row.frequencies:
+                postings.setdefault(tenant_id, {}).setdefault(term, set()).add(held_id)
+            for entity_id in row.chunk.entity_ids:
+                by_entity.setdefault(tenant_id, {}).setdefault(entity_id, set()).add(held_id)
+            total_length[tenant_id] += row.length
+        listed = {
+            (tenant, held_id): row
+            for tenant, rows in self._by_tenant.items()
+            for held_id, row in rows.items()
+        }
+        if listed.keys() != self._rows.keys() or any(
+            row is not self._rows[key] for key, row in listed.items()
+        ):
+            problems.append("the tenant index and the rows hold different chunks")
+        if {tenant: index for tenant, index in self._postings.items() if index} != postings:
+            problems.append("the postings and the rows' terms differ")
+        if {tenant: index for tenant, index in self._by_entity.items() if index} != by_entity:
+            problems.append("the entity index and the rows' entity ids differ")
+        held_lengths = {tenant: n for tenant, n in self._total_length.items() if n != 0}
+        row_lengths = {tenant: n for tenant, n in total_length.items() if n != 0}
+        if held_lengths != row_lengths:
+            problems.append(f"total lengths {held_lengths} but the rows add up to {row_lengths}")
+        return problems
 
     async def close(self) -> None:
         """Nothing to release; the data stays. Safe to call any number of times."""

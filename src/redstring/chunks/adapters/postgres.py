@@ -60,7 +60,7 @@ from redstring.domain.chunk_ranking import (
 )
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId, distinct
 from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore
@@ -346,7 +346,11 @@ class PostgresChunkStore(NamesOnlyStore):
             [chunk.text for chunk in chunks],
             [chunk.char_start for chunk in chunks],
             [chunk.char_end for chunk in chunks],
-            ["{" + ",".join(str(entity) for entity in chunk.entity_ids) + "}" for chunk in chunks],
+            # Each entity once, as the model holds it, even past validation (ADR 0028).
+            [
+                "{" + ",".join(str(entity) for entity in distinct(chunk.entity_ids)) + "}"
+                for chunk in chunks
+            ],
             [json.dumps(chunk.metadata, allow_nan=False) for chunk in chunks],
             lengths,
         )
