@@ -31,7 +31,15 @@ from redstring import KnowledgeGraph
 from redstring.domain.ids import TenantId
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.ingest.evidence_resolver import EvidenceResolver
-from redstring.ingest.resolution import Decision, ExactNameResolver, Mention, Resolver
+from redstring.domain.resolution import LearnedWeights
+from redstring.ingest.resolution import (
+    Decision,
+    ExactNameResolver,
+    LearningResolver,
+    Mention,
+    ResolutionContext,
+    Resolver,
+)
 from redstring.ports.graph_store import GraphStore
 
 Build = Callable[[Resolver], Awaitable[KnowledgeGraph]]
@@ -46,13 +54,41 @@ class TimedResolver:
         self.seconds = 0.0
 
     async def resolve(
-        self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
+        self,
+        graph: GraphStore,
+        tenant: TenantId,
+        mentions: Sequence[Mention],
+        context: ResolutionContext | None = None,
     ) -> list[Decision]:
         started = time.perf_counter()
         try:
-            return await self.inner.resolve(graph, tenant, mentions)
+            return await self.inner.resolve(graph, tenant, mentions, context)
         finally:
             self.seconds += time.perf_counter() - started
+
+
+class TimedLearningResolver(TimedResolver):
+    """A timed resolver that also learns, timing its estimates with its decisions."""
+
+    def __init__(self, inner: LearningResolver) -> None:
+        super().__init__(inner)
+        self.learner = inner
+
+    def estimate(
+        self, mentions: Sequence[Mention], context: ResolutionContext
+    ) -> dict[str, LearnedWeights]:
+        started = time.perf_counter()
+        try:
+            return self.learner.estimate(mentions, context)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def timed(inner: Resolver) -> TimedResolver:
+    """``inner`` timed, keeping its ability to learn when it has one."""
+    if isinstance(inner, LearningResolver):
+        return TimedLearningResolver(inner)
+    return TimedResolver(inner)
 
 
 async def memory(resolver: Resolver) -> KnowledgeGraph:
@@ -111,8 +147,8 @@ async def speed_rows(build: Build, backend: str) -> list[list[str]]:
     rows: list[list[str]] = []
     totals: dict[str, float] = {}
     for name, inner in (("evidence", EvidenceResolver()), ("exact name", ExactNameResolver())):
-        timed = TimedResolver(inner)
-        async with await build(timed) as kg:
+        timed_resolver = timed(inner)
+        async with await build(timed_resolver) as kg:
             started = time.perf_counter()
             await kg.import_records("speed", data.records)
             total = time.perf_counter() - started
@@ -122,7 +158,7 @@ async def speed_rows(build: Build, backend: str) -> list[list[str]]:
                 backend,
                 f"{len(data.records):,} records imported, {name} resolver (s)",
                 f"{total:.2f}",
-                f"resolver {timed.seconds:.2f} s",
+                f"resolver {timed_resolver.seconds:.2f} s",
             ]
         )
     rows.append(
@@ -152,12 +188,12 @@ async def preload(kg: KnowledgeGraph, tenant: str, entities: int) -> None:
 
 async def per_record_ms(kg: KnowledgeGraph, tenant: str, seed: int) -> tuple[float, float]:
     data = generate(seed, 215, "full")
-    timed = kg.resolver
-    before = timed.seconds if isinstance(timed, TimedResolver) else 0.0
+    resolver = kg.resolver
+    before = resolver.seconds if isinstance(resolver, TimedResolver) else 0.0
     started = time.perf_counter()
     await kg.import_records(tenant, data.records)
     took = time.perf_counter() - started
-    inside = (timed.seconds - before) if isinstance(timed, TimedResolver) else 0.0
+    inside = (resolver.seconds - before) if isinstance(resolver, TimedResolver) else 0.0
     return 1000 * took / len(data.records), 1000 * inside / len(data.records)
 
 
@@ -165,7 +201,7 @@ async def growth_rows(build: Build, backend: str, large: int) -> list[list[str]]
     rows: list[list[str]] = []
     costs: dict[int, tuple[float, float]] = {}
     for size in (1_000, large):
-        async with await build(TimedResolver(EvidenceResolver())) as kg:
+        async with await build(timed(EvidenceResolver())) as kg:
             await preload(kg, "grow", size)
             await per_record_ms(kg, "grow", 90)  # warm-up
             samples = [await per_record_ms(kg, "grow", 91 + r) for r in range(3)]

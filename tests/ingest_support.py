@@ -147,7 +147,9 @@ class NicknameResolver:
         self._exact = ExactNameResolver()
         self._nicknames = nicknames
 
-    async def resolve(self, graph: Any, tenant: Any, mentions: Sequence[Any]) -> list[Any]:
+    async def resolve(
+        self, graph: Any, tenant: Any, mentions: Sequence[Any], context: Any = None
+    ) -> list[Any]:
         from dataclasses import replace
 
         from redstring.ingest.resolution import Mention, exact_name_key

@@ -204,7 +204,7 @@ def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tup
     flat = flat_attributes(attributes, DEFAULT_FIELD_KINDS)
     for key in sorted(flat):
         field, kind = field_of(key, DEFAULT_FIELD_KINDS)
-        if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.CONTACT):
+        if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.EMAIL, FieldKind.PHONE):
             continue
         value = normalise_value(kind, flat[key])
         if value is None:

@@ -197,6 +197,18 @@ class PossibleMatchRecorded(GraphEvent):
     explanation: dict[str, JsonValue] = Field(default_factory=dict)
 
 
+class ResolutionWeightsEstimated(GraphEvent):
+    """The m and u probabilities the tenant's records gave for one entity type (ADR 0035).
+
+    ``weights`` is ``LearnedWeights.to_json()``. Every decision after this event, until the
+    next one for the type, scores with these weights, so replaying the log reproduces them.
+    """
+
+    TYPE: ClassVar[str] = "ResolutionWeightsEstimated"
+    entity_type: str
+    weights: dict[str, JsonValue]
+
+
 class RelationshipAsserted(GraphEvent):
     """A relationship's whole new state, with the support added."""
 
@@ -254,6 +266,7 @@ EVENT_TYPES: dict[str, type[GraphEvent]] = {
         EntitiesUnmerged,
         AliasAdded,
         PossibleMatchRecorded,
+        ResolutionWeightsEstimated,
         RelationshipAsserted,
         RelationshipRetracted,
         TenantDeleted,

@@ -32,6 +32,7 @@ from redstring.domain.graph_events import (
     PossibleMatchRecorded,
     RecordsImported,
     RelationshipAsserted,
+    ResolutionWeightsEstimated,
     RelationshipRetracted,
     SourceDeleted,
     SourceIngested,
@@ -41,6 +42,7 @@ from redstring.domain.graph_events import (
 )
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
 from redstring.domain.models import Alias, Entity, Provenance, Relationship
+from redstring.domain.resolution.weights import LearnedWeights
 
 MAX_PROVENANCE_CHUNKS = 32
 """An entity's provenance names at most this many passages; the history holds them all."""
@@ -235,6 +237,8 @@ class TenantHistory:
     relationships_by_source: dict[SourceId, set[RelationshipId]] = field(default_factory=dict)
     relationships_by_entity: dict[EntityId, set[RelationshipId]] = field(default_factory=dict)
     keep_apart: set[frozenset[EntityId]] = field(default_factory=set)
+    weights: dict[str, LearnedWeights] = field(default_factory=dict)
+    """The last resolution weights estimated per entity type (ADR 0035)."""
 
     def apply_all(self, events: Iterable[StoredEvent]) -> None:
         """Fold every event in order."""
@@ -270,6 +274,8 @@ class TenantHistory:
                     explanation=event.explanation,
                 )
             )
+        elif isinstance(event, ResolutionWeightsEstimated):
+            self.weights[event.entity_type] = LearnedWeights.from_json(event.weights)
         elif isinstance(event, RelationshipAsserted):
             self._relationship(event)
         elif isinstance(event, RelationshipRetracted):

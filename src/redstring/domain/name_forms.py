@@ -52,16 +52,27 @@ LEGAL_SUFFIXES: frozenset[str] = frozenset(
         "inc", "incorporated", "ltd", "limited", "llc", "llp", "lp", "plc", "corp",
         "corporation", "co", "company", "gmbh", "ag", "sa", "sarl", "sas", "bv", "nv", "pty",
         "pte", "oy", "ab", "spa", "srl", "kg", "kk", "as", "asa", "aps", "se", "ulc", "lc",
+        "aktiengesellschaft", "kgaa", "ohg", "ltda", "sl", "sau", "oyj", "kft", "zrt", "sro",
+        "doo", "bhd", "sdn", "tbk", "pvt", "cv", "sca", "scs", "snc", "gesmbh", "nl", "kabushikigaisha",
+        "kabushikikaisha", "yugengaisha", "yk",
     }
 )  # fmt: skip
-"""Legal-form words: "Acme Ltd" and "ACME Limited" are one company."""
+"""Legal-form words, in several languages: "Acme Ltd" and "ACME Limited" are one company,
+and so are "Siemens AG" and "Siemens Aktiengesellschaft"."""
 
-FUNCTION_WORDS: frozenset[str] = frozenset({"the", "of", "and", "und", "et", "de", "la"})
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    {"the", "of", "and", "und", "et", "de", "la", "for", "in", "at", "on", "by", "des", "du",
+     "der", "die", "das", "del", "le", "les"}
+)  # fmt: skip
 """Joining words of organisation names; "a" stays, it is also an initial."""
 
 # Titles lead or trail a name, legal forms trail it; inside a name the same words are names
 # ("Sa Park", "Co Hanh"), so only the edges are stripped.
-_LEGAL_SHORT = {"limited": "ltd", "incorporated": "inc", "corporation": "corp", "company": "co"}
+_LEGAL_SHORT = {
+    "limited": "ltd", "incorporated": "inc", "corporation": "corp", "company": "co",
+    "aktiengesellschaft": "ag", "kabushikigaisha": "kk", "kabushikikaisha": "kk",
+    "gesmbh": "gmbh", "yugengaisha": "yk", "oyj": "oy",
+}  # fmt: skip
 
 _LEADING = HONORIFICS | FUNCTION_WORDS
 _TRAILING = HONORIFICS | LEGAL_SUFFIXES | FUNCTION_WORDS
@@ -161,11 +172,36 @@ def normalise_name(name: str) -> str:
 # Legal forms written as several words or as dotted letters ("L.L.C." folds to "l l c").
 _LEGAL_PHRASES = re.compile(
     r"\b(?:public limited company|limited liability company|limited liability partnership"
+    r"|gesellschaft mit beschrankter haftung|kabushiki kaisha|kabushiki gaisha"
+    r"|societe anonyme|sociedad anonima|sociedade anonima|societa per azioni"
+    r"|naamloze vennootschap|besloten vennootschap|aktiebolag|aksjeselskap|osakeyhtio"
+    r"|societe a responsabilite limitee|sociedad limitada|societa a responsabilita limitata"
     r"|l l c|l l p|p l c|s a r l|s a|b v|n v|g m b h|s p a|s r l|p t y)\b"
 )
+# Legal forms written out in their own language, as the short form registers use.
+_LEGAL_WRITTEN = {
+    "gesellschaft mit beschrankter haftung": "gmbh",
+    "kabushiki kaisha": "kk",
+    "kabushiki gaisha": "kk",
+    "societe anonyme": "sa",
+    "sociedad anonima": "sa",
+    "sociedade anonima": "sa",
+    "societa per azioni": "spa",
+    "naamloze vennootschap": "nv",
+    "besloten vennootschap": "bv",
+    "aktiebolag": "ab",
+    "aksjeselskap": "as",
+    "osakeyhtio": "oy",
+    "societe a responsabilite limitee": "sarl",
+    "sociedad limitada": "sl",
+    "societa a responsabilita limitata": "srl",
+}
 
 
 def _join_legal(match: re.Match[str]) -> str:
+    written = _LEGAL_WRITTEN.get(match.group(0))
+    if written is not None:
+        return written
     words = match.group(0).split()
     if len(words) > 2 and all(len(word) > 1 for word in words):
         return "".join(word[0] for word in words)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Self, TypeVar
+from typing import Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -28,20 +28,67 @@ class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+AttributeKind = Literal[
+    "name", "date", "identifier", "email", "phone", "address", "postcode", "locality", "code",
+    "text",
+]  # fmt: skip
+"""How resolution compares an attribute's values (``redstring.domain.resolution.kinds``):
+
+* ``name``: as a name (word order, nicknames, initials, typos);
+* ``date``: a date in any common spelling; a different one is strong evidence against;
+* ``identifier``: a code that names one thing (a national id, a company number); a different
+  one is strong evidence against;
+* ``email`` and ``phone``: contact details, normalised (case; digits only);
+* ``address``, ``postcode``, ``locality``: where a thing is, street words abbreviated; only the
+  most specific agreeing one counts, and none counts for two clearly different names;
+* ``code``: a value from a small set (a state, a category): equal or not;
+* ``text``: anything else, equal, close (a typo) or different.
+"""
+
+
+class AttributeSpec(_Spec):
+    """One attribute of an entity type: what it means and, optionally, how to compare it.
+
+    Without a ``kind`` resolution reads the attribute by its key's name when it knows it
+    ("date_of_birth", "email", "postcode"...) and otherwise by its values (dates that parse,
+    codes that rarely repeat, short place names...). A declared ``kind`` always wins.
+    """
+
+    description: str = ""
+    kind: AttributeKind | None = None
+
+
 class EntityTypeSpec(_Spec):
     """One entity type: its name, what it means, and the attributes an extractor may fill.
 
-    ``attributes`` maps an attribute name to its description. ``ner_labels`` are the named-
-    entity labels (spaCy's, e.g. ``PERSON``) an offline extractor maps to this type; empty
-    means the defaults for well-known type names. ``noun_chunks`` asks the offline extractor
-    to propose noun phrases as candidates of this type when no recogniser label fits.
+    ``attributes`` maps an attribute name to its description, or to an :class:`AttributeSpec`
+    (``{"description": ..., "kind": "identifier"}``) that also says how resolution compares
+    it. ``ner_labels`` are the named-entity labels (spaCy's, e.g. ``PERSON``) an offline
+    extractor maps to this type; empty means the defaults for well-known type names.
+    ``noun_chunks`` asks the offline extractor to propose noun phrases as candidates of this
+    type when no recogniser label fits.
     """
 
     name: TypeName
     description: str = ""
-    attributes: dict[str, str] = Field(default_factory=dict)
+    attributes: dict[str, str | AttributeSpec] = Field(default_factory=dict)
     ner_labels: tuple[str, ...] = ()
     noun_chunks: bool = False
+
+    def attribute_descriptions(self) -> dict[str, str]:
+        """Each attribute's description, in declaration order."""
+        return {
+            key: spec if isinstance(spec, str) else spec.description
+            for key, spec in self.attributes.items()
+        }
+
+    def attribute_kinds(self) -> dict[str, AttributeKind]:
+        """The attributes whose kind is declared, and that kind."""
+        return {
+            key: spec.kind
+            for key, spec in self.attributes.items()
+            if isinstance(spec, AttributeSpec) and spec.kind is not None
+        }
 
 
 class RelationshipTypeSpec(_Spec):

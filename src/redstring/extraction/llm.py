@@ -170,7 +170,8 @@ def _build_response_model(schema: Schema) -> type[BaseModel]:
         [spec.description for spec in schema.entity_types],
     )
     attributes = "; ".join(
-        f"{spec.name}: " + ", ".join(f"{key} ({text})" for key, text in spec.attributes.items())
+        f"{spec.name}: "
+        + ", ".join(f"{key} ({text})" for key, text in spec.attribute_descriptions().items())
         for spec in schema.entity_types
         if spec.attributes
     )
@@ -218,7 +219,7 @@ def _describe_types(schema: Schema) -> str:
         line = f"- {spec.name}: {spec.description}".rstrip(": ")
         if spec.attributes:
             line += " Attributes: " + ", ".join(
-                f"{key} ({text})" for key, text in spec.attributes.items()
+                f"{key} ({text})" for key, text in spec.attribute_descriptions().items()
             )
         lines.append(line)
     lines.append("Relationship types:")

@@ -22,12 +22,20 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from redstring.domain.blocking import attribute_keys, blocking_keys, lookup_keys
+from redstring.domain.blocking import (
+    attribute_keys,
+    blocking_keys,
+    lookup_keys,
+    name_keys,
+)
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import EntityId, SourceId, TenantId
 from redstring.domain.models import Entity
+from redstring.domain.name_forms import NameForm
 from redstring.domain.resolution import (
+    FieldKind,
     Frequencies,
+    LearnedWeights,
     MatchScore,
     Profile,
     ResolutionSettings,
@@ -36,7 +44,9 @@ from redstring.domain.resolution import (
     profile,
     score_pair,
 )
-from redstring.ingest.resolution import Decision, Mention
+from redstring.domain.resolution.estimation import MIN_RECORDS, estimate
+from redstring.domain.resolution.kinds import attribute_kinds
+from redstring.ingest.resolution import Decision, Mention, ResolutionContext
 from redstring.ports.graph_store import MAX_LIMIT, GraphStore
 
 RULE = "evidence_weights"
@@ -77,10 +87,44 @@ class _Cluster:
     """A stored entity not yet profiled: most candidates a batch reads are never scored,
     so a stored cluster's profile is made when it first is."""
     sources: set[SourceId] = field(default_factory=set)
+    entity: Entity | None = None
+    """The stored entity this cluster is, as read."""
 
 
 _SAME_DOCUMENT_LEVELS = frozenset({"exact", "equivalent", "subset", "initials", "partial", "close"})
 """Name levels by which a name-only mention joins the one entity its own document names so."""
+
+NAMED_AFTER_WORDS = frozenset(
+    {
+        "pilot", "project", "programme", "program", "scheme", "initiative", "study", "report",
+        "review", "survey", "plan", "strategy", "festival", "conference", "summit", "meeting",
+        "inquiry", "trial", "fund", "award", "prize", "agreement", "treaty", "campaign",
+        "exhibition", "games", "cup", "championship", "marathon", "fair", "show", "expo",
+        "forum", "workshop", "accord", "declaration", "framework", "protocol", "act", "bill",
+        "directive", "charter", "assessment", "audit", "consultation", "proposal",
+    }
+)  # fmt: skip
+"""Last words of names of projects, reports and events, which are often named after a place
+("the Brennock Storage Pilot"): a short form ("Brennock") never joins such a name, because
+the word alone names the place."""
+
+SAMPLE_STORED = 4_000
+"""At most this many stored entities of a type join the batch's records in an estimate."""
+
+GROWTH_TO_REFRESH = 2.0
+"""A type's weights are estimated again once the tenant holds this many times the entities it
+held at the last estimate (ADR 0035): each refresh then sees at least as much new data as
+all the estimates before it, so the estimate converges, and a tenant of n entities has been
+estimated about log2(n) times."""
+
+
+@dataclass
+class _Batch:
+    """What one ``resolve`` call reads its mentions and stored entities with."""
+
+    frequencies: Frequencies
+    kinds: dict[str, dict[str, tuple[str, FieldKind]]]
+    weights: dict[str, LearnedWeights]
 
 
 class EvidenceResolver:
@@ -123,17 +167,101 @@ class EvidenceResolver:
         self._ambiguity_margin = ambiguity_margin
         self._tenant_short_forms = tenant_short_forms
 
+    def kinds_of(
+        self, mentions: Sequence[Mention], context: ResolutionContext
+    ) -> dict[str, dict[str, tuple[str, FieldKind]]]:
+        """Per entity type, the kind of every attribute key the mentions carry (key form),
+        from the schema, the tenant's recorded estimate, the key table and the values."""
+        by_type: dict[str, list[Mention]] = {}
+        for mention in mentions:
+            by_type.setdefault(mention.type, []).append(mention)
+        kinds: dict[str, dict[str, tuple[str, FieldKind]]] = {}
+        for entity_type, typed in by_type.items():
+            declared = {
+                key: (key, kind) for key, kind in context.kinds.get(entity_type, {}).items()
+            }
+            learned = context.weights.get(entity_type)
+            kinds[entity_type] = attribute_kinds(
+                (mention.attributes for mention in typed),
+                declared=declared,
+                recorded=learned.attribute_kinds if learned is not None else {},
+                hints=self.settings.field_kinds,
+            )
+        return kinds
+
+    def estimate(
+        self, mentions: Sequence[Mention], context: ResolutionContext
+    ) -> dict[str, LearnedWeights]:
+        """New weights for each entity type whose imported records are due an estimate.
+
+        Only records (mentions without a passage) count: a passage's mention carries a name
+        and nothing to learn from. A type is due when the tenant, with this batch, holds at
+        least :data:`MIN_RECORDS` entities and no estimate was made yet, or
+        :data:`GROWTH_TO_REFRESH` times the entities it held at the last one. The estimate
+        sees the batch's records of the type and up to :data:`SAMPLE_STORED` stored entities
+        of it (``context.sample``), and starts from the previous estimate.
+        """
+        records = [mention for mention in mentions if mention.chunk_id is None]
+        counts: dict[str, int] = {}
+        for mention in records:
+            counts[mention.type] = counts.get(mention.type, 0) + 1
+        estimates: dict[str, LearnedWeights] = {}
+        kinds = self.kinds_of(records, context)
+        for entity_type in sorted(counts):
+            previous = context.weights.get(entity_type)
+            size = context.entities + counts[entity_type]
+            if size < MIN_RECORDS or (
+                previous is not None and size < GROWTH_TO_REFRESH * previous.tenant_entities
+            ):
+                continue
+            typed = [mention for mention in records if mention.type == entity_type]
+            stored = context.sample(entity_type, SAMPLE_STORED) if context.sample else []
+            profiles: list[Profile] = []
+            keys: list[list[str]] = []
+            items = [(m.type, m.name, m.attributes) for m in typed]
+            items += [(e.type, e.name, e.attributes) for e in stored]
+            for item_type, name, attributes in items:
+                try:
+                    made = profile(item_type, name, attributes, self.settings, kinds[entity_type])
+                except EmptyTextError:
+                    continue
+                profiles.append(made)
+                keys.append(_estimation_keys(made.form))
+            learned = estimate(
+                entity_type,
+                profiles,
+                attribute_kinds=kinds[entity_type],
+                name_keys=keys,
+                previous=previous,
+                tenant_entities=size,
+            )
+            if learned is not None:
+                estimates[entity_type] = learned
+        return estimates
+
     async def resolve(
-        self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
+        self,
+        graph: GraphStore,
+        tenant: TenantId,
+        mentions: Sequence[Mention],
+        context: ResolutionContext | None = None,
     ) -> list[Decision]:
         """One decision per mention, in mention order (see the module docstring)."""
+        context = context or ResolutionContext()
+        kinds = self.kinds_of(mentions, context)
         profiles: list[Profile | None] = []
         keys: list[tuple[str, ...]] = []
         lookups: list[tuple[str, ...]] = []
         for mention in mentions:
             try:
                 profiles.append(
-                    profile(mention.type, mention.name, mention.attributes, self.settings)
+                    profile(
+                        mention.type,
+                        mention.name,
+                        mention.attributes,
+                        self.settings,
+                        kinds.get(mention.type),
+                    )
                 )
                 decisive = attribute_keys(mention.type, mention.attributes)
                 keys.append(blocking_keys(mention.type, mention.name) + decisive)
@@ -142,16 +270,25 @@ class EvidenceResolver:
                 profiles.append(None)
                 keys.append(())
                 lookups.append(())
-        clusters, index = await self._stored_candidates(graph, tenant, lookups)
-        frequencies = frequencies_of([item for item in profiles if item is not None])
+        other_types = _other_type_keys(mentions, profiles, context)
+        clusters, index = await self._stored_candidates(
+            graph, tenant, [*lookups, tuple(key for group in other_types for key in group)]
+        )
+        batch = _Batch(
+            frequencies=frequencies_of([item for item in profiles if item is not None]),
+            kinds=kinds,
+            weights=dict(context.weights),
+        )
+        named_elsewhere = _names_of_other_types(mentions, profiles, other_types, index)
+        audited_names: set[tuple[_ClusterKey, str]] = set()
         decisions: list[Decision] = []
         groups = 0
         for position, mention_profile in enumerate(profiles):
             best: tuple[_ClusterKey, MatchScore] | None = None
-            runner_up = -math.inf
+            runner_up: tuple[_ClusterKey, float] | None = None
             if mention_profile is not None:
                 best, runner_up = self._best(
-                    mention_profile, lookups[position], clusters, index, frequencies
+                    mention_profile, lookups[position], clusters, index, batch
                 )
             outcome = "new" if best is None else decide(best[1], self.settings)
             short_form = False
@@ -178,23 +315,28 @@ class EvidenceResolver:
             ):
                 # "Veil" or "T. Veil" after "Tomas Veil" in the same document: a short form
                 # names the one entity of its document it fits, if exactly one fits.
-                local = self._only_fit(
-                    mention_profile,
-                    lookups[position],
-                    mentions[position].source_id,
-                    clusters,
-                    index,
-                    frequencies,
-                )
+                one_word = len(mention_profile.form.tokens) == 1
+                local = None
+                if not (one_word and position in named_elsewhere):
+                    # "Hadley" where the town Hadley is also named is the town, not a short
+                    # form of "Cllr Ruth Hadley" (ADR 0036).
+                    local = self._only_fit(
+                        mention_profile,
+                        lookups[position],
+                        mentions[position].source_id,
+                        clusters,
+                        index,
+                        batch,
+                    )
                 if local is not None:
                     best, outcome, named_only, short_form = local, "merge", True, True
                     rule = SHORT_FORM_RULE
-                elif self._tenant_short_forms and len(mention_profile.form.tokens) > 1:
+                elif self._tenant_short_forms and not one_word:
                     # "T. Veil", "Tom Veil" or "Halvard Maritime" in another document: a
                     # short form of two words or more joins the one entity of the tenant it
                     # fits. One word ("Veil") stays with its own document (ADR 0027).
                     anywhere = self._only_fit(
-                        mention_profile, lookups[position], None, clusters, index, frequencies
+                        mention_profile, lookups[position], None, clusters, index, batch
                     )
                     if anywhere is not None:
                         best, outcome, named_only, short_form = anywhere, "merge", True, True
@@ -203,15 +345,31 @@ class EvidenceResolver:
                 best is not None
                 and outcome == "merge"
                 and not named_only
-                and runner_up >= self.settings.merge_threshold
-                and best[1].weight - runner_up < self._ambiguity_margin
+                and runner_up is not None
+                and runner_up[1] >= self.settings.merge_threshold
+                and best[1].weight - runner_up[1] < self._ambiguity_margin
+                and not self._alike(clusters[best[0]], clusters[runner_up[0]], batch)
             ):
-                # Two entities fit almost equally well ("R. Okafor": Rufus or Rhoda?): do not
-                # guess; keep the mention apart and name the better one for review.
+                # Two different entities fit almost equally well ("R. Okafor": Rufus or
+                # Rhoda?): do not guess; keep the mention apart and name the better one for
+                # review. Two that fit each other as well (two spellings of one company not
+                # merged yet) are no reason to hold back.
                 outcome = "possible"
             if best is not None and outcome == "merge":
                 cluster_key, score = best
                 cluster = clusters[cluster_key]
+                audited = cluster.entity_id is not None and _judged(score)
+                if audited and mention_profile is not None:
+                    # A merge is recorded once: the name joining an entity that already
+                    # holds it (an earlier merge, or earlier in this batch) adds evidence.
+                    spelled = mention_profile.form.normalised
+                    known = f"{mentions[position].type}|n:{spelled}"
+                    stored = cluster.entity
+                    if (cluster_key, spelled) in audited_names or (
+                        stored is not None and known in stored.blocking_keys
+                    ):
+                        audited = False
+                    audited_names.add((cluster_key, spelled))
                 decisions.append(
                     Decision(
                         mention_index=position,
@@ -219,8 +377,8 @@ class EvidenceResolver:
                         group=cluster.group,
                         rule=rule,
                         score=round(score.weight, 3),
-                        explanation=self._explain(score, cluster),
-                        audited=cluster.entity_id is not None and _judged(score),
+                        explanation=self._explain(score, cluster, batch),
+                        audited=audited,
                     )
                 )
             else:
@@ -235,7 +393,7 @@ class EvidenceResolver:
                     candidate = clusters[best[0]]
                     possible = candidate.entity_id
                     score_value = round(best[1].weight, 3)
-                    explanation = self._explain(best[1], candidate)
+                    explanation = self._explain(best[1], candidate, batch)
                 decisions.append(
                     Decision(
                         mention_index=position,
@@ -296,7 +454,10 @@ class EvidenceResolver:
                 cluster_key = (0, str(target))
                 if cluster_key not in clusters:
                     clusters[cluster_key] = _Cluster(
-                        entity_id=target, group=-1, stored=entities[target]
+                        entity_id=target,
+                        group=-1,
+                        stored=entities[target],
+                        entity=entities[target],
                     )
                 if cluster_key not in bucket_keys:
                     bucket_keys.append(cluster_key)
@@ -309,9 +470,9 @@ class EvidenceResolver:
         keys: tuple[str, ...],
         clusters: dict[_ClusterKey, _Cluster],
         index: dict[str, list[_ClusterKey]],
-        frequencies: Frequencies,
-    ) -> tuple[tuple[_ClusterKey, MatchScore] | None, float]:
-        """The best-scoring candidate cluster and the runner-up's weight (``-inf`` if none)."""
+        batch: _Batch,
+    ) -> tuple[tuple[_ClusterKey, MatchScore] | None, tuple[_ClusterKey, float] | None]:
+        """The best-scoring candidate cluster and the runner-up with its weight."""
         shared: dict[_ClusterKey, int] = {}
         for key in keys:
             bucket = index.get(key)
@@ -323,18 +484,28 @@ class EvidenceResolver:
                 shared[cluster_key] = shared.get(cluster_key, 0) + 1
         ranked = sorted(shared, key=lambda cluster_key: (-shared[cluster_key], cluster_key))
         best: tuple[_ClusterKey, MatchScore] | None = None
-        runner_up = -math.inf
+        runner_up: tuple[_ClusterKey, float] | None = None
         for cluster_key in ranked[: self._max_candidates]:
-            score = self._cluster_score(mention, clusters[cluster_key], frequencies)
+            score = self._cluster_score(mention, clusters[cluster_key], batch)
             # Strictly greater: on a tie the cluster sharing more keys (then the smaller key)
             # keeps its place.
             if best is None or score.weight > best[1].weight:
-                if best is not None:
-                    runner_up = max(runner_up, best[1].weight)
+                if best is not None and (runner_up is None or best[1].weight > runner_up[1]):
+                    runner_up = (best[0], best[1].weight)
                 best = (cluster_key, score)
-            else:
-                runner_up = max(runner_up, score.weight)
+            elif runner_up is None or score.weight > runner_up[1]:
+                runner_up = (cluster_key, score.weight)
         return best, runner_up
+
+    def _alike(self, left: _Cluster, right: _Cluster, batch: _Batch) -> bool:
+        """Whether two clusters' first members would merge with each other."""
+        if not left.members or not right.members:
+            return False
+        first = left.members[0]
+        score = score_pair(
+            first, right.members[0], batch.frequencies, batch.weights.get(first.type)
+        )
+        return not score.conflicting and score.weight >= self.settings.merge_threshold
 
     def _only_fit(
         self,
@@ -343,12 +514,18 @@ class EvidenceResolver:
         source: SourceId | None,
         clusters: dict[_ClusterKey, _Cluster],
         index: dict[str, list[_ClusterKey]],
-        frequencies: Frequencies,
+        batch: _Batch,
     ) -> tuple[_ClusterKey, MatchScore] | None:
-        """The one cluster whose name ``mention`` fits, among those of ``source`` in this
-        batch, or (``source`` is ``None``) among every candidate the keys found, stored or
-        new. Tenant-wide, a broad key (more than ``max_bucket`` clusters, of which only the
-        first were read) means the candidates are not all known, so nothing fits."""
+        """The one cluster whose name ``mention`` is a short form of, among those of
+        ``source`` in this batch, or (``source`` is ``None``) among every candidate the keys
+        found, stored or new. Tenant-wide, a broad key (more than ``max_bucket`` clusters,
+        of which only the first were read) means the candidates are not all known, so
+        nothing fits.
+
+        A short form says no more than the name it stands for: "Northwind Holdings" is not
+        a short form of "Northwind Corporation" (a word the other lacks), and "Brennock" is
+        not one of "Brennock Storage Pilot" (named after the place; :data:`NAMED_AFTER_WORDS`).
+        """
         fitting: list[tuple[_ClusterKey, MatchScore]] = []
         seen: set[_ClusterKey] = set()
         for key in keys:
@@ -360,18 +537,17 @@ class EvidenceResolver:
                 if cluster_key in seen or (source is not None and source not in cluster.sources):
                     continue
                 seen.add(cluster_key)
-                score = self._cluster_score(mention, cluster, frequencies)
+                score = self._cluster_score(mention, cluster, batch)
                 if (
                     score.compatible
                     and score.evidence[0].level in _SAME_DOCUMENT_LEVELS
                     and all(item.weight >= 0 for item in score.evidence)
+                    and _shortens(mention.form, cluster.members[0].form)
                 ):
                     fitting.append((cluster_key, score))
         return fitting[0] if len(fitting) == 1 else None
 
-    def _cluster_score(
-        self, mention: Profile, cluster: _Cluster, frequencies: Frequencies
-    ) -> MatchScore:
+    def _cluster_score(self, mention: Profile, cluster: _Cluster, batch: _Batch) -> MatchScore:
         """The best member's score, unless a member's date or identifier contradicts the
         mention: then the weakest contradicted score, so one good member cannot carry a
         mention into a cluster whose other records say it is someone else."""
@@ -379,14 +555,22 @@ class EvidenceResolver:
             stored, cluster.stored = cluster.stored, None
             with contextlib.suppress(EmptyTextError):  # a name of no letters: no profile
                 cluster.members.insert(
-                    0, profile(stored.type, stored.name, stored.attributes, self.settings)
+                    0,
+                    profile(
+                        stored.type,
+                        stored.name,
+                        stored.attributes,
+                        self.settings,
+                        batch.kinds.get(stored.type),
+                    ),
                 )
         if not cluster.members:
             return MatchScore(weight=-math.inf, evidence=(), types=(mention.type, ""))
+        weights = batch.weights.get(mention.type)
         best: MatchScore | None = None
         worst_conflict: MatchScore | None = None
         for member in cluster.members[: self._max_members]:
-            score = score_pair(mention, member, frequencies)
+            score = score_pair(mention, member, batch.frequencies, weights)
             if best is None or score.weight > best.weight:
                 best = score
             if score.conflicting and (
@@ -398,7 +582,9 @@ class EvidenceResolver:
             return worst_conflict
         return best
 
-    def _explain(self, score: MatchScore, cluster: _Cluster) -> dict[str, JsonValue]:
+    def _explain(
+        self, score: MatchScore, cluster: _Cluster, batch: _Batch
+    ) -> dict[str, JsonValue]:
         explanation = score.explanation()
         explanation["candidate"] = (
             str(cluster.entity_id) if cluster.entity_id is not None else f"group:{cluster.group}"
@@ -407,7 +593,70 @@ class EvidenceResolver:
             "merge": self.settings.merge_threshold,
             "possible": self.settings.possible_threshold,
         }
+        learned = batch.weights.get(score.types[0])
+        # Which m and u the field weights come from: the tenant's estimate (how many records
+        # it learned from, the tenant's size then) or the priors.
+        explanation["weights"] = (
+            {"source": "estimated", "records": learned.records, "entities": learned.tenant_entities}
+            if learned is not None
+            else {"source": "priors"}
+        )
         return explanation
+
+
+def _estimation_keys(form: NameForm) -> list[str]:
+    """The name keys that pair records for estimation: the two-sided, specific families."""
+    return sorted(key for key in name_keys(form) if key[:2] in ("n:", "s:", "p:", "k:"))
+
+
+def _shortens(short: NameForm, full: NameForm) -> bool:
+    """Whether ``short`` may stand for ``full``: no more words, and not a name of a project,
+    report or event of which ``short`` would be the place it is named after."""
+    if len(short.tokens) > len(full.tokens):
+        return False
+    last = full.tokens[-1]
+    return not (last in NAMED_AFTER_WORDS and last not in short.tokens)
+
+
+def _other_type_keys(
+    mentions: Sequence[Mention], profiles: Sequence[Profile | None], context: ResolutionContext
+) -> list[tuple[str, ...]]:
+    """For each one-word passage mention, the exact-name keys of its name under the other
+    types the tenant's schema declares: "Hadley" the Person may be Hadley the Location."""
+    types = sorted(set(context.kinds) | {mention.type for mention in mentions})
+    found: list[tuple[str, ...]] = []
+    for mention, item in zip(mentions, profiles, strict=True):
+        if mention.chunk_id is None or item is None or len(item.form.tokens) != 1:
+            found.append(())
+            continue
+        found.append(
+            tuple(f"{other}|n:{item.form.normalised}" for other in types if other != mention.type)
+        )
+    return found
+
+
+def _names_of_other_types(
+    mentions: Sequence[Mention],
+    profiles: Sequence[Profile | None],
+    other_types: Sequence[tuple[str, ...]],
+    index: dict[str, list[_ClusterKey]],
+) -> set[int]:
+    """Positions of one-word passage mentions whose word, spelled the same, names an entity
+    of another type: in the same source in this batch, or stored."""
+    spelled: dict[tuple[SourceId, str], set[str]] = {}
+    for mention, item in zip(mentions, profiles, strict=True):
+        if item is not None:
+            spelled.setdefault((mention.source_id, item.form.normalised), set()).add(mention.type)
+    positions: set[int] = set()
+    for position, keys in enumerate(other_types):
+        item = profiles[position]
+        if not keys or item is None:
+            continue
+        mention = mentions[position]
+        local = spelled.get((mention.source_id, item.form.normalised), set()) - {mention.type}
+        if local or any(index.get(key) for key in keys):
+            positions.add(position)
+    return positions
 
 
 def _same_name_only(mention: Profile, score: MatchScore) -> bool:

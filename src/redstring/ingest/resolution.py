@@ -10,7 +10,7 @@ same normalised name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -19,6 +19,8 @@ from pydantic import JsonValue
 from redstring.domain.blocking import normalise_name
 from redstring.domain.errors import EmptyTextError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.models import Entity
+from redstring.domain.resolution import FieldKind, LearnedWeights
 from redstring.ports.graph_store import GraphStore
 
 
@@ -55,14 +57,52 @@ class Decision:
     audited: bool = False
 
 
+@dataclass(frozen=True)
+class ResolutionContext:
+    """What the tenant's log and schema say about resolving its mentions (ADR 0035).
+
+    ``kinds`` holds, per entity type, the attribute kinds the schema declares (attribute key
+    in key form -> kind); ``weights`` the tenant's last recorded estimate per entity type;
+    ``entities`` how many entities the tenant holds; ``sample(type, n)`` up to ``n`` of its
+    stored entities of a type, in log order, for a resolver that re-estimates its weights.
+    """
+
+    kinds: Mapping[str, Mapping[str, FieldKind]] = field(default_factory=dict)
+    weights: Mapping[str, LearnedWeights] = field(default_factory=dict)
+    entities: int = 0
+    sample: Callable[[str, int], Sequence[Entity]] | None = None
+
+
 @runtime_checkable
 class Resolver(Protocol):
     """Decides, for a batch of mentions, which entity each denotes."""
 
     async def resolve(
-        self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
+        self,
+        graph: GraphStore,
+        tenant: TenantId,
+        mentions: Sequence[Mention],
+        context: ResolutionContext | None = None,
     ) -> list[Decision]:
-        """One decision per mention, in mention order; deterministic for the same input."""
+        """One decision per mention, in mention order; deterministic for the same input
+        (the same mentions, store and ``context``)."""
+        ...
+
+
+@runtime_checkable
+class LearningResolver(Resolver, Protocol):
+    """A resolver that learns from the tenant's records (``EvidenceResolver``).
+
+    Before resolving imported records the writer asks it for new estimates; each one it
+    returns is recorded in the tenant's log (``ResolutionWeightsEstimated``) and handed back
+    through :attr:`ResolutionContext.weights`, so every later decision, in any process and
+    after any rebuild, uses the weights the log holds.
+    """
+
+    def estimate(
+        self, mentions: Sequence[Mention], context: ResolutionContext
+    ) -> dict[str, LearnedWeights]:
+        """New estimates per entity type for the types due a refresh; empty when none is."""
         ...
 
 
@@ -75,7 +115,11 @@ class ExactNameResolver:
     """Same type and same normalised name means the same entity; nothing else merges."""
 
     async def resolve(
-        self, graph: GraphStore, tenant: TenantId, mentions: Sequence[Mention]
+        self,
+        graph: GraphStore,
+        tenant: TenantId,
+        mentions: Sequence[Mention],
+        context: ResolutionContext | None = None,
     ) -> list[Decision]:
         """Match each mention to the lowest-id stored entity sharing its name key."""
         keys: list[str | None] = []

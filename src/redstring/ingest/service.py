@@ -16,7 +16,7 @@ import asyncio
 import hashlib
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from pydantic import JsonValue
@@ -36,6 +36,7 @@ from redstring.domain.graph_events import (
     Evidence,
     GraphEvent,
     PossibleMatchRecorded,
+    ResolutionWeightsEstimated,
     RecordsImported,
     RelationshipAsserted,
     RelationshipRetracted,
@@ -58,7 +59,9 @@ from redstring.domain.history import (
     relationship_state,
 )
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
-from redstring.domain.models import Alias
+from redstring.domain.models import Alias, Entity
+from redstring.domain.resolution.fields import key_form
+from redstring.domain.resolution.weights import FieldKind
 from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.schema import Schema
 from redstring.ingest.admission import (
@@ -68,7 +71,13 @@ from redstring.ingest.admission import (
 )
 from redstring.ingest.changes import ChangeSet
 from redstring.ingest.reports import DeleteReport, FailedChunk, ImportReport, IngestReport
-from redstring.ingest.resolution import Decision, Mention, Resolver
+from redstring.ingest.resolution import (
+    Decision,
+    LearningResolver,
+    Mention,
+    ResolutionContext,
+    Resolver,
+)
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.errors import ConcurrencyConflictError, ExtractionError, LlmProviderError
 from redstring.ports.event_log import EventLog
@@ -381,7 +390,9 @@ class GraphWriter:
                         statement.description,
                     )
                 )
-        decisions = await self._resolver.resolve(self._graph, tenant, mentions)
+        decisions = await self._resolver.resolve(
+            self._graph, tenant, mentions, resolution_context(history, schema)
+        )
         entity_of, audits = self._apply_decisions(
             tenant, changes, mentions, decisions, base.model, report
         )
@@ -537,7 +548,21 @@ class GraphWriter:
                 for record, kept_type in zip(kept, kept_types, strict=True)
             ]
             changes = ChangeSet(history)
-            decisions = await self._resolver.resolve(self._graph, tenant, mentions)
+            context = resolution_context(history, schema)
+            estimated: list[GraphEvent] = []
+            if isinstance(self._resolver, LearningResolver):
+                # Weights learned from these records (when the tenant has grown enough) are
+                # recorded first, and these records are resolved with them (ADR 0035).
+                learned = self._resolver.estimate(mentions, context)
+                for entity_type, weights in sorted(learned.items()):
+                    estimated.append(
+                        ResolutionWeightsEstimated(
+                            entity_type=entity_type, weights=weights.to_json()
+                        )
+                    )
+                if learned:
+                    context = replace(context, weights={**context.weights, **learned})
+            decisions = await self._resolver.resolve(self._graph, tenant, mentions, context)
             entity_of, audits = self._apply_decisions(
                 tenant, changes, mentions, decisions, None, report
             )
@@ -566,7 +591,7 @@ class GraphWriter:
                 )
                 count += 1
             own_entities, audited = _audited_merges(tenant, changes, audits)
-            events = own_entities + changes.events() + audited
+            events = estimated + own_entities + changes.events() + audited
             by_source: dict[SourceId, dict[str, EntityId]] = {}
             for index, kept_record in enumerate(kept):
                 source_refs = by_source.setdefault(SourceId(kept_record.source), {})
@@ -846,6 +871,27 @@ def _live(history: TenantHistory, entity_id: EntityId) -> EntityId:
 
 def _fold(name: str) -> str:
     return " ".join(name.casefold().split())
+
+
+def resolution_context(history: TenantHistory, schema: Schema) -> ResolutionContext:
+    """What the resolver may know of the tenant: the kinds its schema declares per type, the
+    weights its log recorded, its size, and a sample of its stored entities (ADR 0035)."""
+    entities = history.entities
+
+    def sample(entity_type: str, limit: int) -> list[Entity]:
+        typed = [item.entity for item in entities.values() if item.entity.type == entity_type]
+        step = max(1, len(typed) // limit)
+        return typed[::step][:limit]
+
+    kinds = {
+        spec.name: {
+            key_form(key): FieldKind(kind) for key, kind in spec.attribute_kinds().items()
+        }
+        for spec in schema.entity_types
+    }
+    return ResolutionContext(
+        kinds=kinds, weights=dict(history.weights), entities=len(entities), sample=sample
+    )
 
 
 def _relationship_type(schema: Schema, relationship_type: str) -> str:

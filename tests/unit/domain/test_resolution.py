@@ -52,7 +52,8 @@ class TestNameLevels:
             ("Okafor, A.", "Dr Amara N. Okafor", "initials"),
             ("IBM", "International Business Machines", "acronym"),
             ("Okafor", "Amara Okafor", "partial"),
-            ("Amara Okafor", "Chidi Okafor", "different"),
+            ("Amara Okafor", "Chidi Okafor", "shared"),
+            ("Northwind Holdings", "Northwind Logistics", "shared"),
             ("Ada Lovelace", "Grace Hopper", "different"),
         ],
     )

@@ -21,7 +21,14 @@ from redstring.domain.resolution.scoring import (
     profile,
     score_pair,
 )
-from redstring.domain.resolution.weights import LADDERS, FieldKind, Frequencies, Level
+from redstring.domain.resolution.weights import (
+    LADDERS,
+    FieldKind,
+    FieldWeights,
+    Frequencies,
+    LearnedWeights,
+    Level,
+)
 
 __all__ = [
     "DEFAULT_FIELD_KINDS",
@@ -30,7 +37,9 @@ __all__ = [
     "LADDERS",
     "FieldEvidence",
     "FieldKind",
+    "FieldWeights",
     "Frequencies",
+    "LearnedWeights",
     "Level",
     "MatchScore",
     "NameComparison",

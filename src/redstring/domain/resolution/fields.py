@@ -16,7 +16,8 @@ from pydantic import JsonValue
 from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA, JaroWinkler
 
-from redstring.domain.name_forms import normalise_name
+from redstring.domain.name_forms import name_form, normalise_name
+from redstring.domain.resolution.names import compare_names
 from redstring.domain.resolution.weights import FieldKind
 
 DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
@@ -35,14 +36,14 @@ DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
         ("identifier", FieldKind.IDENTIFIER),
     ),
     **dict.fromkeys(
-        ("email", "email_address", "e_mail", "e_mail_address", "mail"), ("email", FieldKind.CONTACT)
+        ("email", "email_address", "e_mail", "e_mail_address", "mail"), ("email", FieldKind.EMAIL)
     ),
     **dict.fromkeys(
         (
             "phone", "telephone", "phone_number", "mobile", "mobile_phone", "mobile_number",
             "cell", "cell_phone", "tel", "phone_no",
         ),
-        ("phone", FieldKind.CONTACT),
+        ("phone", FieldKind.PHONE),
     ),
     **dict.fromkeys(
         (
@@ -59,17 +60,26 @@ DEFAULT_FIELD_KINDS: Mapping[str, tuple[str, FieldKind]] = {
         ("locality", "city", "town", "suburb", "municipality", "city_name", "town_city"),
         ("locality", FieldKind.LOCALITY),
     ),
+    **{
+        key: (key, FieldKind.CODE)
+        for key in (
+            "street_number", "house_number", "street_no", "house_no", "building_number",
+            "gender", "sex",
+        )
+    },
 }  # fmt: skip
 """Attribute key, in :func:`key_form` (lowercase, words joined by ``_``) -> (the field it is
-evidence for, how it is compared)."""
+evidence for, how it is compared). One hint among others: a kind the schema declares wins,
+and a key this table lacks is read by its values (:mod:`~redstring.domain.resolution.kinds`)."""
 
-_ADDRESS_WORDS = {
+ADDRESS_WORDS: Mapping[str, str] = {
     "street": "st", "road": "rd", "avenue": "ave", "av": "ave", "lane": "ln", "drive": "dr",
     "court": "ct", "place": "pl", "boulevard": "blvd", "square": "sq", "terrace": "tce",
     "crescent": "cres", "close": "cl", "highway": "hwy", "parkway": "pkwy", "apartment": "apt",
     "unit": "apt", "flat": "apt", "suite": "ste", "north": "n", "south": "s", "east": "e",
     "west": "w", "mount": "mt", "saint": "st", "strasse": "str", "number": "no",
 }  # fmt: skip
+"""Street words and their short spellings, so "12 High Street" is "12 High St"."""
 
 _DATE_YMD = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
 _DATE_DMY = re.compile(r"^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$")
@@ -176,23 +186,30 @@ def normalise_value(kind: FieldKind, value: JsonValue) -> str | None:
         return _normal_date(text)
     if kind in (FieldKind.IDENTIFIER, FieldKind.POSTCODE):
         return _NOT_ALNUM.sub("", text).upper() or None
-    if kind is FieldKind.CONTACT:
-        if "@" in text:
-            return text.casefold()
+    if kind is FieldKind.EMAIL:
+        return text.casefold()
+    if kind is FieldKind.PHONE:
         digits = re.sub(r"\D", "", text)
         return digits[-9:] or None
+    if kind is FieldKind.CODE:
+        return _NOT_ALNUM.sub("", text).casefold() or None
     folded = _folded(text)
     if folded is None:
         return None
+    if kind is FieldKind.NAME:
+        return text
     if kind is FieldKind.ADDRESS:
-        return " ".join(_ADDRESS_WORDS.get(token, token) for token in folded.split())
+        return " ".join(ADDRESS_WORDS.get(token, token) for token in folded.split())
     return folded
 
 
 def compare_values(kind: FieldKind, left: str, right: str) -> str:
-    """The level two normalised values of ``kind`` land on: "exact", "close" or "different"."""
+    """The level two normalised values of ``kind`` land on: "exact", "close" or "different"
+    (a ``NAME`` attribute lands on the name ladder's levels)."""
     if left == right:
         return "exact"
+    if kind is FieldKind.NAME:
+        return compare_names(name_form(left), name_form(right)).level
     close = False
     if kind is FieldKind.DATE:
         close = _dates_close(left, right)
@@ -206,6 +223,10 @@ def compare_values(kind: FieldKind, left: str, right: str) -> str:
         )
     elif kind in (FieldKind.LOCALITY, FieldKind.TEXT):
         close = JaroWinkler.similarity(left, right) >= 0.92
+    elif kind is FieldKind.EMAIL:
+        close = left.split("@")[0] == right.split("@")[0] or OSA.distance(left, right) <= 1
+    elif kind is FieldKind.PHONE:
+        close = min(len(left), len(right)) >= 7 and OSA.distance(left, right) <= 1
     return "close" if close else "different"
 
 
@@ -217,6 +238,15 @@ def _folded(text: str) -> str | None:
 
 
 def _normal_date(text: str) -> str | None:
+    return parse_date(text) or _NOT_ALNUM.sub("", text).casefold() or None
+
+
+def parse_date(text: str) -> str | None:
+    """``YYYY-MM-DD`` (or ``YYYY`` for a bare year) when ``text`` is a date, else ``None``.
+
+    Read: ``1980-03-07``, ``1980/3/7``, ``07/03/1980`` (day first), ``19800307``,
+    ``7 March 1980``, ``March 7, 1980`` and a bare year, with months 1-12, days 1-31 and years
+    1000-2999."""
     for pattern, order in (
         (_DATE_YMD, (0, 1, 2)),
         (_DATE_DMY, (2, 1, 0)),
@@ -226,17 +256,24 @@ def _normal_date(text: str) -> str | None:
         if match:
             parts = match.groups()
             year, month, day = (parts[i] for i in order)
-            return f"{year}-{int(month):02d}-{int(day):02d}"
+            if _plausible(year, int(month), int(day)):
+                return f"{year}-{int(month):02d}-{int(day):02d}"
+            return None
     words = _DATE_WORDS.match(text.casefold().replace(".", ""))
     if words:
         day_first, month_first, month_second, day_second, year = words.groups()
         month = _MONTHS.get(month_first or month_second)
-        if month is not None:
-            return f"{year}-{month:02d}-{int(day_first or day_second):02d}"
+        day = int(day_first or day_second)
+        if month is not None and _plausible(year, month, day):
+            return f"{year}-{month:02d}-{day:02d}"
     year_only = _YEAR.match(text)
-    if year_only:
+    if year_only and year_only.group(1)[0] in "12":
         return year_only.group(1)
-    return _NOT_ALNUM.sub("", text).casefold() or None
+    return None
+
+
+def _plausible(year: str, month: int, day: int) -> bool:
+    return year[0] in "12" and 1 <= month <= 12 and 1 <= day <= 31
 
 
 def _dates_close(left: str, right: str) -> bool:

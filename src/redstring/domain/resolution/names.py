@@ -53,6 +53,10 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
     * ``acronym``: one name is a single token spelling the other's initials ("IBM");
     * ``partial``: a single token of the shorter name pairs with one of the longer;
     * ``fuzzy``: no full pairing, but the token-sorted similarity is at least 88 of 100;
+    * ``shared``: both names have two tokens or more, some whole tokens pair and others
+      do not ("Amara Okafor" / "Chidi Okafor", "Northwind Holdings" / "Northwind Logistics"):
+      a relative, a sister company, or (in some data) the same thing with a word replaced;
+      the tenant's estimate says how often;
     * ``different``: anything else.
     """
     short, long = sorted(
@@ -60,7 +64,10 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
     )
     kinds, shared, unpaired_short, unpaired_long, informative = _pair(short, long)
     if unpaired_short:
-        return NameComparison(_unpaired_level(short, long), informative, tuple(shared))
+        level = _unpaired_level(short, long)
+        if level == "different" and informative and len(short.tokens) >= 2:
+            level = "shared"
+        return NameComparison(level, informative, tuple(shared))
     if "initial" in kinds:
         level = "initials" if informative else "partial"
     elif unpaired_long and len(kinds) < 2:
@@ -112,6 +119,8 @@ def _partner(
             if canonical == other_canonical and len(token) > 1 and len(other_token) > 1:
                 return other
         elif round_name == "typo":
+            if _abbreviates(token, other_token) or _abbreviates(other_token, token):
+                return other
             if min(len(token), len(other_token)) >= 3:
                 similarity = JaroWinkler.similarity(canonical, other_canonical)
                 if similarity < TYPO_SIMILARITY and min(len(token), len(other_token)) >= 4:
@@ -123,6 +132,12 @@ def _partner(
         ):
             return other
     return best
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """"univ" for "university", "corp" for "corporation": a word's first three letters or
+    more, standing for a word at least two letters longer."""
+    return len(short) >= 3 and len(long) >= len(short) + 2 and long.startswith(short)
 
 
 def _is_initial_of(initial: str, token: str, canonical: str) -> bool:

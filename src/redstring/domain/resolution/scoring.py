@@ -25,14 +25,17 @@ from redstring.domain.resolution.fields import (
     compare_values,
     field_of,
     flat_attributes,
+    key_form,
     normalise_value,
 )
-from redstring.domain.resolution.names import compare_names
+from redstring.domain.resolution.names import NameComparison, compare_names
 from redstring.domain.resolution.weights import (
     LADDERS,
     TOKEN_FREQUENCY,
     FieldKind,
     Frequencies,
+    Level,
+    LearnedWeights,
 )
 
 Outcome = Literal["merge", "possible", "new"]
@@ -65,12 +68,29 @@ _EXPECTED_TOKENS = {
 }
 _NO_DATA: Frequencies = Frequencies()
 
-PLACE_FIELDS = ("address", "postcode", "locality")
-"""Fields that all say where a record is, most specific first.
+PLACE_KINDS = (FieldKind.ADDRESS, FieldKind.POSTCODE, FieldKind.LOCALITY)
+"""Kinds of fields that all say where a record is, most specific first.
 
 They are not independent: an address that agrees implies its postcode and locality agree.
 Only the most specific agreeing one adds its weight; the others show level "implied" and add
 nothing. Disagreement still counts for each."""
+
+SHARED_KINDS = frozenset({*PLACE_KINDS, FieldKind.PHONE})
+"""Kinds of fields that several distinct things share: an address, a switchboard number.
+
+Two restaurants inside one hotel agree on all of them, and so do the members of one
+household. When the names clearly differ (level "different"), agreement on these adds
+nothing ("shared"); only evidence about the thing itself (an identifier, a date of birth,
+an e-mail) can then outweigh the names."""
+
+DECISIVE_KINDS = frozenset({FieldKind.DATE, FieldKind.IDENTIFIER})
+"""Kinds whose disagreement says two records are different things: see :attr:`conflict`."""
+
+CONFLICT_BITS = -6.0
+"""A decisive field's "different" level weighing this little (or less) is a conflict. With
+the priors a date of birth that differs weighs -8.4 bits; where the tenant's data shows
+that its true duplicates often disagree on a field, the learned weight says so and the
+field stops being decisive."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,18 +134,23 @@ def profile(
     name: str,
     attributes: Mapping[str, JsonValue],
     settings: ResolutionSettings | None = None,
+    kinds: Mapping[str, tuple[str, FieldKind]] | None = None,
 ) -> Profile:
     """Prepare a record; :class:`~redstring.domain.errors.EmptyTextError` for a name of no letters.
 
-    Nested objects and lists are read as :func:`flat_attributes` says. Attributes whose keys
-    name the same field ("city", "town") keep the first by key order; values that carry
-    nothing (``None``, blanks) are left out.
+    ``kinds`` (attribute key in key form -> field and kind, from
+    :func:`~redstring.domain.resolution.kinds.attribute_kinds`) decides how each attribute
+    is read; a key it lacks is looked up in the settings' key table, else it is text.
+    Nested objects and lists are read as :func:`flat_attributes` says. Attributes that name
+    the same field ("city", "town") keep the first by key order; values that carry nothing
+    (``None``, blanks) are left out.
     """
-    kinds = (settings or ResolutionSettings()).field_kinds
+    table = (settings or ResolutionSettings()).field_kinds
+    known = kinds or {}
     fields: dict[str, tuple[FieldKind, str]] = {}
-    flat = flat_attributes(attributes, kinds)
+    flat = flat_attributes(attributes, table)
     for key in sorted(flat):
-        field_name, kind = field_of(key, kinds)
+        field_name, kind = known.get(key_form(key)) or field_of(key, table)
         if field_name in fields:
             continue
         value = normalise_value(kind, flat[key])
@@ -209,31 +234,64 @@ class MatchScore:
         }
 
 
-def score_pair(left: Profile, right: Profile, frequencies: Frequencies | None = None) -> MatchScore:
+def score_pair(
+    left: Profile,
+    right: Profile,
+    frequencies: Frequencies | None = None,
+    weights: LearnedWeights | None = None,
+) -> MatchScore:
     """The match weight of two prepared records; symmetric and deterministic.
 
     ``frequencies`` (from :func:`frequencies_of` over the tenant's records) sharpen the
-    weights of exact agreement; without them the defaults of
+    weights of exact agreement; ``weights`` are the m and u the tenant's data gave for this
+    type (:mod:`~redstring.domain.resolution.estimation`); without them the priors of
     :mod:`~redstring.domain.resolution.weights` apply.
     """
     types = (left.type, right.type)
     if left.type != right.type:
         return MatchScore(weight=-math.inf, evidence=(), types=types)
     data = frequencies or _NO_DATA
-    evidence = [_name_evidence(left, right, data)]
+    name = _name_evidence(left, right, compare_names(left.form, right.form), data, weights)
+    evidence = [name]
+    names_differ = name.level == "different"
     place_agrees = False
-    for name in sorted(left.fields.keys() | right.fields.keys(), key=_field_order):
-        item = _field_evidence(name, left.fields.get(name), right.fields.get(name), data)
-        if name in PLACE_FIELDS and item.weight > 0:
+    for field_name, kind in field_kinds(left, right):
+        item = _field_evidence(
+            field_name, kind, left.fields.get(field_name), right.fields.get(field_name), data, weights
+        )
+        if item.weight > 0 and kind in SHARED_KINDS and names_differ:
+            item = FieldEvidence(field_name, "shared", 0.0)
+        elif kind in PLACE_KINDS and item.weight > 0:
             if place_agrees:
-                item = FieldEvidence(name, "implied", 0.0)
+                item = FieldEvidence(field_name, "implied", 0.0)
             place_agrees = True
         evidence.append(item)
     return MatchScore(weight=sum(e.weight for e in evidence), evidence=tuple(evidence), types=types)
 
 
-def _field_order(name: str) -> tuple[int, str]:
-    return (PLACE_FIELDS.index(name), "") if name in PLACE_FIELDS else (len(PLACE_FIELDS), name)
+def field_kinds(left: Profile, right: Profile) -> list[tuple[str, FieldKind]]:
+    """Every attribute field either profile carries, with its kind, in scoring order: place
+    fields most specific first (see :data:`PLACE_KINDS`), then the rest by name."""
+    kinds = {name: kind for name, (kind, _) in right.fields.items()}
+    kinds.update((name, kind) for name, (kind, _) in left.fields.items())
+    return sorted(kinds.items(), key=_field_order)
+
+
+def _field_order(item: tuple[str, FieldKind]) -> tuple[int, str]:
+    name, kind = item
+    rank = PLACE_KINDS.index(kind) if kind in PLACE_KINDS else len(PLACE_KINDS)
+    return (rank, name)
+
+
+def pair_levels(left: Profile, right: Profile) -> tuple[NameComparison, dict[str, str]]:
+    """The name comparison and each attribute field's level ("missing" left out): what
+    :func:`score_pair` weighs, without the weights (the input of estimation)."""
+    levels: dict[str, str] = {}
+    for field_name, (kind, value) in left.fields.items():
+        other = right.fields.get(field_name)
+        if other is not None and other[0] is kind:
+            levels[field_name] = compare_values(kind, value, other[1])
+    return compare_names(left.form, right.form), levels
 
 
 def decide(score: MatchScore, settings: ResolutionSettings | None = None) -> Outcome:
@@ -248,9 +306,14 @@ def decide(score: MatchScore, settings: ResolutionSettings | None = None) -> Out
     return "new"
 
 
-def _name_evidence(left: Profile, right: Profile, data: Frequencies) -> FieldEvidence:
-    comparison = compare_names(left.form, right.form)
-    base = LADDERS[FieldKind.NAME][comparison.level].weight
+def _name_evidence(
+    left: Profile,
+    right: Profile,
+    comparison: NameComparison,
+    data: Frequencies,
+    weights: LearnedWeights | None,
+) -> FieldEvidence:
+    base = _level("name", FieldKind.NAME, comparison.level, weights).weight
     adjustment = 0.0
     expected = _EXPECTED_TOKENS.get(comparison.level)
     if expected is not None and comparison.level == "exact":
@@ -259,26 +322,35 @@ def _name_evidence(left: Profile, right: Profile, data: Frequencies) -> FieldEvi
         expected = min(expected, len(left.form.tokens))
     if expected is not None:
         adjustment += (min(comparison.informative, 3) - expected) * _TOKEN_BITS
+    if expected is not None or comparison.level == "shared":
         rarity = -sum(math.log2(data.ratio(f"name:{left.type}", t)) for t in comparison.shared)
         adjustment += max(-_MAX_PENALTY, min(_MAX_NAME_BOOST, rarity))
     return FieldEvidence("name", comparison.level, base + adjustment, adjustment)
 
 
+def _level(field_name: str, kind: FieldKind, level: str, weights: LearnedWeights | None) -> Level:
+    if weights is None:
+        return LADDERS[kind][level]
+    return weights.level(field_name, kind, level)
+
+
 def _field_evidence(
     name: str,
+    kind: FieldKind,
     left: tuple[FieldKind, str] | None,
     right: tuple[FieldKind, str] | None,
     data: Frequencies,
+    weights: LearnedWeights | None,
 ) -> FieldEvidence:
-    if left is None or right is None:
+    if left is None or right is None or left[0] is not right[0]:
         return FieldEvidence(name, "missing", 0.0)
-    kind, left_value = left
-    right_value = right[1]
-    ladder = LADDERS[kind]
+    left_value, right_value = left[1], right[1]
     level = compare_values(kind, left_value, right_value)
-    rung = ladder[level]
+    rung = _level(name, kind, level, weights)
     if level != "exact":
-        conflict = level == "different" and kind in (FieldKind.DATE, FieldKind.IDENTIFIER)
+        conflict = (
+            level == "different" and kind in DECISIVE_KINDS and rung.weight <= CONFLICT_BITS
+        )
         return FieldEvidence(name, level, rung.weight, conflict=conflict)
     adjustment = max(-_MAX_PENALTY, min(_MAX_FIELD_BOOST, -math.log2(data.ratio(name, left_value))))
     return FieldEvidence(name, level, rung.weight + adjustment, adjustment)

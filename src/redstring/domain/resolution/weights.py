@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from pydantic import JsonValue
+
 
 class FieldKind(StrEnum):
     """How an attribute's values are normalised and compared."""
@@ -25,10 +27,13 @@ class FieldKind(StrEnum):
     NAME = "name"
     DATE = "date"
     IDENTIFIER = "identifier"
-    CONTACT = "contact"
+    EMAIL = "email"
+    PHONE = "phone"
     ADDRESS = "address"
     POSTCODE = "postcode"
     LOCALITY = "locality"
+    CODE = "code"
+    """A short value from a small set (a state, a street number, a category): equal or not."""
     TEXT = "text"
     LEGAL_FORM = "legal_form"
 
@@ -62,6 +67,7 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("initials", m=0.05, u=1e-3),
         Level("acronym", m=0.01, u=1e-3),
         Level("partial", m=0.03, u=3e-3),
+        Level("shared", m=0.02, u=3e-3),
         Level("fuzzy", m=0.01, u=1e-2),
         Level("different", m=0.01, u=0.98),
     ),
@@ -75,9 +81,15 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("close", m=0.04, u=1e-5),
         Level("different", m=0.002, u=0.9999),
     ),
-    FieldKind.CONTACT: _ladder(
+    FieldKind.EMAIL: _ladder(
         Level("exact", m=0.60, u=1e-5),
-        Level("different", m=0.40, u=0.9999),
+        Level("close", m=0.05, u=1e-4),
+        Level("different", m=0.35, u=0.9999),
+    ),
+    FieldKind.PHONE: _ladder(
+        Level("exact", m=0.60, u=1e-5),
+        Level("close", m=0.05, u=1e-4),
+        Level("different", m=0.35, u=0.9999),
     ),
     FieldKind.ADDRESS: _ladder(
         Level("exact", m=0.75, u=1e-4),
@@ -93,6 +105,10 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("exact", m=0.88, u=2e-2),
         Level("close", m=0.04, u=5e-3),
         Level("different", m=0.08, u=0.98),
+    ),
+    FieldKind.CODE: _ladder(
+        Level("exact", m=0.90, u=0.10),
+        Level("different", m=0.10, u=0.90),
     ),
     FieldKind.LEGAL_FORM: _ladder(
         Level("exact", m=0.90, u=0.30),
@@ -152,3 +168,110 @@ class Frequencies:
         count = self.counts.get(f"{group}|{value}", 0)
         ratio = (count + SMOOTHING) / (typical + SMOOTHING)
         return max(1 / MAX_RATIO, min(MAX_RATIO, ratio))
+
+
+@dataclass(frozen=True, slots=True)
+class FieldWeights:
+    """One field's ladder as estimated from a tenant's data: its kind and each level."""
+
+    kind: FieldKind
+    levels: Mapping[str, Level]
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """``{"kind", "levels": {name: {"m", "u"}}}`` with probabilities to six digits."""
+        return {
+            "kind": self.kind.value,
+            "levels": {
+                name: {"m": _rounded(level.m), "u": _rounded(level.u)}
+                for name, level in self.levels.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JsonValue]) -> FieldWeights:
+        """The inverse of :meth:`to_json`."""
+        levels = data["levels"]
+        assert isinstance(levels, dict)
+        parsed: dict[str, Level] = {}
+        for name, probabilities in levels.items():
+            assert isinstance(probabilities, dict)
+            m, u = probabilities["m"], probabilities["u"]
+            assert isinstance(m, int | float) and isinstance(u, int | float)
+            parsed[name] = Level(name, m=float(m), u=float(u))
+        return cls(kind=FieldKind(str(data["kind"])), levels=parsed)
+
+
+@dataclass(frozen=True)
+class LearnedWeights:
+    """The m and u probabilities one tenant's data gave for one entity type (ADR 0035).
+
+    ``fields`` holds the estimated ladder of each field, ``"name"`` included; a field or
+    level it lacks keeps the prior of :data:`LADDERS`. ``attribute_kinds`` records the kind
+    each attribute key (in key form) was read as when the estimate was made, so later
+    records are compared the same way. ``records`` and ``pairs`` say how much data the
+    estimate saw; ``tenant_entities`` how large the tenant was, which decides when it is
+    refreshed. Recorded in the event log, so every process and every rebuild uses the same.
+    """
+
+    entity_type: str
+    fields: Mapping[str, FieldWeights] = field(default_factory=dict)
+    attribute_kinds: Mapping[str, tuple[str, FieldKind]] = field(default_factory=dict)
+    records: int = 0
+    pairs: int = 0
+    matches: float = 0.0
+    tenant_entities: int = 0
+
+    def level(self, field_name: str, kind: FieldKind, level: str) -> Level:
+        """The estimated level, or the prior when this estimate has none for it."""
+        learned = self.fields.get(field_name)
+        if learned is not None and learned.kind is kind:
+            found = learned.levels.get(level)
+            if found is not None:
+                return found
+        return LADDERS[kind][level]
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """A JSON object holding everything, for the event that records the estimate."""
+        return {
+            "entity_type": self.entity_type,
+            "fields": {name: item.to_json() for name, item in sorted(self.fields.items())},
+            "attribute_kinds": {
+                key: [name, kind.value] for key, (name, kind) in sorted(self.attribute_kinds.items())
+            },
+            "records": self.records,
+            "pairs": self.pairs,
+            "matches": round(self.matches, 3),
+            "tenant_entities": self.tenant_entities,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JsonValue]) -> LearnedWeights:
+        """The inverse of :meth:`to_json`."""
+        fields = data.get("fields") or {}
+        kinds = data.get("attribute_kinds") or {}
+        assert isinstance(fields, dict) and isinstance(kinds, dict)
+        attribute_kinds: dict[str, tuple[str, FieldKind]] = {}
+        for key, pair in kinds.items():
+            assert isinstance(pair, list) and len(pair) == 2
+            attribute_kinds[key] = (str(pair[0]), FieldKind(str(pair[1])))
+        parsed_fields: dict[str, FieldWeights] = {}
+        for name, item in fields.items():
+            assert isinstance(item, dict)
+            parsed_fields[name] = FieldWeights.from_json(item)
+        records, pairs = data.get("records", 0), data.get("pairs", 0)
+        matches, entities = data.get("matches", 0.0), data.get("tenant_entities", 0)
+        assert isinstance(records, int) and isinstance(pairs, int)
+        assert isinstance(matches, int | float) and isinstance(entities, int)
+        return cls(
+            entity_type=str(data["entity_type"]),
+            fields=parsed_fields,
+            attribute_kinds=attribute_kinds,
+            records=records,
+            pairs=pairs,
+            matches=float(matches),
+            tenant_entities=entities,
+        )
+
+
+def _rounded(probability: float) -> float:
+    return float(f"{probability:.6g}")
