@@ -47,6 +47,7 @@ from functools import lru_cache
 
 from pydantic import JsonValue
 
+from redstring.domain.errors import EmptyTextError
 from redstring.domain.name_forms import NameForm, name_form, normalise_name
 from redstring.domain.portable import MAX_BLOCKING_KEY_LENGTH
 from redstring.domain.resolution.fields import (
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_KEYS_PER_NAME",
     "attribute_keys",
     "blocking_keys",
+    "place_keys",
     "lookup_keys",
     "name_keys",
     "normalise_name",
@@ -136,6 +138,12 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
     codes = sorted(soundex(token) for token in canonical if len(token) > 1 or token.isdigit())
     if len(codes) >= 2 or len(canonical) == 1:
         keys.add(f"p:{' '.join(codes or canonical)}")
+    if canonical != tokens:
+        # A nickname maps to its full name ("liam" -> "william"), so a typo of the nickname
+        # ("laim") would meet it through no code: the written tokens get codes too.
+        written = sorted(soundex(token) for token in tokens if len(token) > 1 or token.isdigit())
+        if len(written) >= 2:
+            keys.add(f"p:{' '.join(written)}")
     numbered = any(ch.isdigit() for token in tokens for ch in token)
     if len(tokens) >= 2 and not numbered:
         # A number distinguishes ("Unit 7", "Unit 9"): such names get no key without it.
@@ -160,6 +168,8 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
         if len(last) > 1 and len(canonical[0]) > 1:
             keys.add(f"k:{soundex(last)} {canonical[0][:2]}")
             keys.add(f"k:{soundex(canonical[0])} {last[:2]}")
+            if first != canonical[0] and len(first) > 1:
+                keys.add(f"k:{soundex(last)} {first[:2]}")
     if len(tokens) >= 3 and all(token.isalpha() and len(token) > 1 for token in tokens):
         keys.add(f"a:{''.join(token[0] for token in tokens)}")
     elif len(tokens) == 1 and 2 <= len(tokens[0]) <= 5:
@@ -196,7 +206,8 @@ def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tup
     """The sorted keys of a record's decisive attributes: full dates and identifiers.
 
     A date of birth gives ``d:YYYY-MM-DD`` (partial dates give nothing); an identifier,
-    e-mail or phone gives ``x:{field}={value}`` in normal form. At most
+    e-mail or phone gives ``x:{field}={value}`` in normal form, and so does a value of a key
+    the table does not know that is shaped like an identifier or an e-mail address. At most
     :data:`MAX_ATTRIBUTE_KEYS`, taken in attribute-key order, each cut to
     ``MAX_BLOCKING_KEY_LENGTH`` characters; values that carry nothing are skipped.
     """
@@ -204,6 +215,10 @@ def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tup
     flat = flat_attributes(attributes, DEFAULT_FIELD_KINDS)
     for key in sorted(flat):
         field, kind = field_of(key, DEFAULT_FIELD_KINDS)
+        if kind is FieldKind.TEXT:
+            # A key the table does not know is keyed by what its value looks like, so that
+            # "soc_sec_id" or "member_no" pairs records as an identifier does.
+            kind = _shape_of(flat[key])
         if kind not in (FieldKind.DATE, FieldKind.IDENTIFIER, FieldKind.EMAIL, FieldKind.PHONE):
             continue
         value = normalise_value(kind, flat[key])
@@ -217,6 +232,50 @@ def attribute_keys(entity_type: str, attributes: Mapping[str, JsonValue]) -> tup
         if len(keys) == MAX_ATTRIBUTE_KEYS:
             break
     return _bounded(keys)
+
+
+def place_keys(entity_type: str, name: str, attributes: Mapping[str, JsonValue]) -> tuple[str, ...]:
+    """``l:`` keys: the Soundex code of the name's first and of its last token, each with the
+    record's locality or postcode ("R500 cleveland"), so two records that share a surname and
+    a town meet even when their given names share nothing ("Amelia Ryan", "A. E. Ryan").
+
+    A broad family: a common surname in a large town holds many entities, which the resolver
+    then reads no further than its bound (ADR 0025). Empty for a name without letters or
+    digits, or a record without a locality or postcode.
+    """
+    places: list[str] = []
+    flat = flat_attributes(attributes, DEFAULT_FIELD_KINDS)
+    for key in sorted(flat):
+        kind = field_of(key, DEFAULT_FIELD_KINDS)[1]
+        if kind in (FieldKind.LOCALITY, FieldKind.POSTCODE):
+            value = normalise_value(kind, flat[key])
+            if value is not None and value not in places:
+                places.append(value)
+    if not places:
+        return ()
+    try:
+        form = name_form(name)
+    except EmptyTextError:
+        return ()
+    ends = {form.canonical[0], form.canonical[-1]}
+    codes = sorted({soundex(token) for token in ends if len(token) > 1 and token.isalpha()})
+    return _bounded(
+        f"{entity_type}|l:{code} {place}" for code in codes for place in places[:2]
+    )
+
+
+def _shape_of(value: JsonValue) -> FieldKind:
+    """``IDENTIFIER`` for one token of five or more letters and digits holding a digit,
+    ``EMAIL`` for an e-mail address, ``TEXT`` for anything else. (Dates are left to keys the
+    table knows: a code of eight digits may look like one.)"""
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        return FieldKind.TEXT
+    text = str(value).strip()
+    if "@" in text and " " not in text:
+        return FieldKind.EMAIL
+    if len(text) >= 5 and text.isalnum() and any(ch.isdigit() for ch in text):
+        return FieldKind.IDENTIFIER
+    return FieldKind.TEXT
 
 
 def _bounded(keys: Iterable[str]) -> tuple[str, ...]:

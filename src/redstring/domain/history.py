@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from pydantic import JsonValue
 
-from redstring.domain.blocking import attribute_keys, blocking_keys
+from redstring.domain.blocking import attribute_keys, blocking_keys, place_keys
 from redstring.domain.errors import EmptyTextError
 from redstring.domain.events import StoredEvent
 from redstring.domain.graph_events import (
@@ -80,6 +80,7 @@ def entity_state(entity_id: EntityId, evidence: Sequence[Evidence]) -> tuple[Ent
             continue
     for item in evidence:
         keys.update(attribute_keys(first.type, item.attributes))
+        keys.update(place_keys(first.type, item.name, item.attributes))
     chunks = _distinct(item.chunk_id for item in evidence if item.chunk_id is not None)
     entity = Entity(
         id=entity_id,

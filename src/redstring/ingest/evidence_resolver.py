@@ -27,6 +27,7 @@ from redstring.domain.blocking import (
     blocking_keys,
     lookup_keys,
     name_keys,
+    place_keys,
 )
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import EntityId, SourceId, TenantId
@@ -263,7 +264,9 @@ class EvidenceResolver:
                         kinds.get(mention.type),
                     )
                 )
-                decisive = attribute_keys(mention.type, mention.attributes)
+                decisive = attribute_keys(mention.type, mention.attributes) + place_keys(
+                    mention.type, mention.name, mention.attributes
+                )
                 keys.append(blocking_keys(mention.type, mention.name) + decisive)
                 lookups.append(lookup_keys(mention.type, mention.name) + decisive)
             except EmptyTextError:

@@ -98,7 +98,7 @@ def estimate(
     u = _u_probabilities(profiles, kinds, agreement, previous)
     pairs = _candidate_pairs(profiles, kinds, name_keys)
     patterns = _patterns(profiles, pairs, kinds)
-    m, matches = _m_probabilities(patterns, kinds, u, previous)
+    m, matches = _m_probabilities(patterns, kinds, u, agreement, previous)
     # The records' duplicates agree with each other, so the share of pairs agreeing on a
     # value overstates how often *different* things do; take out the agreeing pairs EM
     # believes are matches, and fit again.
@@ -106,7 +106,7 @@ def estimate(
         if total > matches + 1:
             corrected = (agreeing - matches * m[name]["exact"]) / (total - matches)
             u[name] = _rescaled(u[name], max(1.0 / total, MIN_U, corrected))
-    m, matches = _m_probabilities(patterns, kinds, u, previous)
+    m, matches = _m_probabilities(patterns, kinds, u, agreement, previous)
     fields: dict[str, FieldWeights] = {}
     for field_name, kind in kinds.items():
         fields[field_name] = FieldWeights(
@@ -261,9 +261,20 @@ def _m_probabilities(
     patterns: Patterns,
     kinds: Mapping[str, FieldKind],
     u: Mapping[str, Mapping[str, float]],
+    agreement: Mapping[str, tuple[float, float]],
     previous: LearnedWeights | None,
 ) -> tuple[dict[str, dict[str, float]], float]:
-    """m per field and level by EM over the candidate pairs, and the expected matches."""
+    """m per field and level by EM over the candidate pairs, and the expected matches.
+
+    Every source of candidates is a *session*, as in splink: the pairs whose names collide
+    (``"name"``), and for each attribute the pairs that share its value. A pair is in every
+    session that found it. In a field's session that field agrees by construction, so it
+    is left out of the match probability and its m is not updated; the share of matches
+    there is ``P(match | the field agrees)``, the expected matches of the name session
+    times the field's m of agreeing over the pairs that agree on it (Bayes), which pins
+    what one remaining field could not. In the name session the name's level still varies
+    and counts towards the match probability, but the name's m is not updated from it.
+    """
     strength = PRIOR_STRENGTH
     if previous is not None:
         strength = max(PRIOR_STRENGTH, min(PREVIOUS_STRENGTH, previous.matches))
@@ -272,29 +283,43 @@ def _m_probabilities(
         for field_name, kind in kinds.items()
     }
     m = {field_name: dict(levels) for field_name, levels in start.items()}
-    share = 0.05
-    total = sum(patterns.values())
+    sessions: defaultdict[str, list[tuple[tuple[tuple[str, str], ...], int]]] = defaultdict(list)
+    for (pattern, blocked), count in patterns.items():
+        for session in sorted(blocked):
+            sessions[session].append((pattern, count))
+    shares = {session: 0.01 for session in sessions}
     expected = 0.0
     for _ in range(ITERATIONS):
         numerators: defaultdict[str, defaultdict[str, float]] = defaultdict(
             lambda: defaultdict(float)
         )
         denominators: defaultdict[str, float] = defaultdict(float)
-        expected = 0.0
-        for (pattern, blocked), count in patterns.items():
-            logit = math.log(share / (1 - share))
-            for field_name, level in pattern:
-                logit += math.log(m[field_name][level] / u[field_name][level])
-            probability = 1 / (1 + math.exp(-max(-50.0, min(50.0, logit))))
-            weight = probability * count
-            expected += weight
-            for field_name, level in pattern:
-                # A pair found only because this field agrees says nothing of how often
-                # it agrees for one thing (a pair found through another field as well does).
-                if blocked != {field_name}:
-                    numerators[field_name][level] += weight
-                    denominators[field_name] += weight
-        share = min(0.999, max(1e-6, expected / total)) if total else share
+        found: dict[str, float] = {}
+        for session in sorted(sessions, key=lambda name: (name != "name", name)):
+            share = shares[session]
+            if session != "name" and "name" in found:
+                agreeing = agreement.get(session, (0.0, 0.0))[0]
+                if agreeing:
+                    share = found["name"] * m[session]["exact"] / agreeing
+                share = min(0.9, max(1e-4, share))
+            prior_logit = math.log(share / (1 - share))
+            total = 0.0
+            matched = 0.0
+            for pattern, count in sessions[session]:
+                logit = prior_logit
+                for field_name, level in pattern:
+                    if field_name != session or session == "name":
+                        logit += math.log(m[field_name][level] / u[field_name][level])
+                weight = count / (1 + math.exp(-max(-50.0, min(50.0, logit))))
+                matched += weight
+                total += count
+                for field_name, level in pattern:
+                    if field_name != session:
+                        numerators[field_name][level] += weight
+                        denominators[field_name] += weight
+            found[session] = matched
+            shares[session] = min(0.999, max(1e-6, matched / total)) if total else share
+        expected = found.get("name", max(found.values(), default=0.0))
         for field_name in kinds:
             prior = start[field_name]
             denominator = denominators[field_name] + strength
