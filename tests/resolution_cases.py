@@ -366,3 +366,70 @@ class ResolutionCases:
             )
             groups = [decision.group for decision in decisions]
             assert len(set(groups)) == 3
+
+    async def test_names_sharing_a_first_word_are_different_things(self) -> None:
+        """On LightRAG's corpus 'Northwind Corporation' absorbed Northwind Holdings,
+        Industries, Logistics and the place 'North Halden' as short forms. A short form says
+        no more than the name it stands for: each of these names another thing."""
+        names = [
+            "Northwind Corporation", "Northwind Holdings", "Northwind Industries",
+            "Northwind Logistics", "North Halden", "Westgate Corporation", "Westgate Foods",
+            "Westgate Partners",
+        ]  # fmt: skip
+        async with await self.new_graph() as kg:
+            mentions = [self.named(n, f"doc-{i}", "Organization") for i, n in enumerate(names)]
+            decisions = await kg.resolver.resolve(kg.graph, TenantId(T), mentions)
+            assert len({decision.group for decision in decisions}) == len(names)
+
+    async def test_a_merge_is_recorded_once(self) -> None:
+        """'T. Veil' joining Tomas Veil is one judged merge; the same short form again, in
+        the batch or once the entity holds it, only adds evidence."""
+        async with await self.new_graph() as kg:
+            stored = Entity(
+                id=EntityId(uuid.UUID(int=7)),
+                type="Person",
+                name="Tomas Veil",
+                blocking_keys=blocking_keys("Person", "Tomas Veil"),
+            )
+            await kg.graph.upsert_entities(TenantId(T), [stored])
+            decisions = await self.resolve_named(kg, ("T. Veil", "memo"), ("T. Veil", "email"))
+            assert [d.entity_id for d in decisions] == [stored.id, stored.id]
+            assert [d.audited for d in decisions] == [True, False]
+            holding = stored.model_copy(
+                update={
+                    "blocking_keys": tuple(
+                        sorted(
+                            {*blocking_keys("Person", "Tomas Veil")}
+                            | {*blocking_keys("Person", "T. Veil")}
+                        )
+                    )
+                }
+            )
+            await kg.graph.upsert_entities(TenantId(T), [holding])
+            [again] = await self.resolve_named(kg, ("T. Veil", "minutes"))
+            assert again.entity_id == stored.id
+            assert not again.audited
+
+    async def test_a_one_word_form_of_another_types_name_stays_apart(self) -> None:
+        """'Hadley' in a document naming the town Hadley and 'Cllr Ruth Hadley' is not taken
+        for her, even when a passage types it a person."""
+        async with await self.new_graph() as kg:
+            mentions = [
+                self.named("Cllr Ruth Hadley", "minutes"),
+                self.named("Hadley", "minutes", "Location"),
+                self.named("Hadley", "minutes"),
+            ]
+            decisions = await kg.resolver.resolve(kg.graph, TenantId(T), mentions)
+            assert decisions[2].group != decisions[0].group
+            alone = await self.resolve_named(kg, ("Cllr Ruth Hadley", "note"), ("Hadley", "note"))
+            assert alone[1].group == alone[0].group  # with no town of that name, it is her
+
+    async def test_a_project_named_after_a_place_stays_apart_from_it(self) -> None:
+        """'Brennock' after 'the Brennock Storage Pilot' is the village, not the pilot."""
+        async with await self.new_graph() as kg:
+            mentions = [
+                self.named("the Brennock Storage Pilot", "report", "Location"),
+                self.named("Brennock", "report", "Location"),
+            ]
+            decisions = await kg.resolver.resolve(kg.graph, TenantId(T), mentions)
+            assert decisions[0].group != decisions[1].group
