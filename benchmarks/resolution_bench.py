@@ -29,9 +29,9 @@ from benchmarks.resolution_data import Scenario, generate, pairwise_scores
 from benchmarks.support import print_table, start_pgserver
 from redstring import KnowledgeGraph
 from redstring.domain.ids import TenantId
+from redstring.domain.resolution import LearnedWeights
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.ingest.evidence_resolver import EvidenceResolver
-from redstring.domain.resolution import LearnedWeights
 from redstring.ingest.resolution import (
     Decision,
     ExactNameResolver,

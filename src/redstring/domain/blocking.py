@@ -63,10 +63,10 @@ __all__ = [
     "MAX_KEYS_PER_NAME",
     "attribute_keys",
     "blocking_keys",
-    "place_keys",
     "lookup_keys",
     "name_keys",
     "normalise_name",
+    "place_keys",
     "soundex",
 ]
 
@@ -259,9 +259,7 @@ def place_keys(entity_type: str, name: str, attributes: Mapping[str, JsonValue])
         return ()
     ends = {form.canonical[0], form.canonical[-1]}
     codes = sorted({soundex(token) for token in ends if len(token) > 1 and token.isalpha()})
-    return _bounded(
-        f"{entity_type}|l:{code} {place}" for code in codes for place in places[:2]
-    )
+    return _bounded(f"{entity_type}|l:{code} {place}" for code in codes for place in places[:2])
 
 
 def _shape_of(value: JsonValue) -> FieldKind:

@@ -53,8 +53,8 @@ LEGAL_SUFFIXES: frozenset[str] = frozenset(
         "corporation", "co", "company", "gmbh", "ag", "sa", "sarl", "sas", "bv", "nv", "pty",
         "pte", "oy", "ab", "spa", "srl", "kg", "kk", "as", "asa", "aps", "se", "ulc", "lc",
         "aktiengesellschaft", "kgaa", "ohg", "ltda", "sl", "sau", "oyj", "kft", "zrt", "sro",
-        "doo", "bhd", "sdn", "tbk", "pvt", "cv", "sca", "scs", "snc", "gesmbh", "nl", "kabushikigaisha",
-        "kabushikikaisha", "yugengaisha", "yk",
+        "doo", "bhd", "sdn", "tbk", "pvt", "cv", "sca", "scs", "snc", "gesmbh", "nl",
+        "kabushikigaisha", "kabushikikaisha", "yugengaisha", "yk",
     }
 )  # fmt: skip
 """Legal-form words, in several languages: "Acme Ltd" and "ACME Limited" are one company,

@@ -585,9 +585,7 @@ class EvidenceResolver:
             return worst_conflict
         return best
 
-    def _explain(
-        self, score: MatchScore, cluster: _Cluster, batch: _Batch
-    ) -> dict[str, JsonValue]:
+    def _explain(self, score: MatchScore, cluster: _Cluster, batch: _Batch) -> dict[str, JsonValue]:
         explanation = score.explanation()
         explanation["candidate"] = (
             str(cluster.entity_id) if cluster.entity_id is not None else f"group:{cluster.group}"

@@ -36,10 +36,10 @@ from redstring.domain.graph_events import (
     Evidence,
     GraphEvent,
     PossibleMatchRecorded,
-    ResolutionWeightsEstimated,
     RecordsImported,
     RelationshipAsserted,
     RelationshipRetracted,
+    ResolutionWeightsEstimated,
     SourceDeleted,
     SourceIngested,
     Support,
@@ -60,9 +60,9 @@ from redstring.domain.history import (
 )
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity
+from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.resolution.fields import key_form
 from redstring.domain.resolution.weights import FieldKind
-from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.schema import Schema
 from redstring.ingest.admission import (
     check_metadata,
@@ -884,9 +884,7 @@ def resolution_context(history: TenantHistory, schema: Schema) -> ResolutionCont
         return typed[::step][:limit]
 
     kinds = {
-        spec.name: {
-            key_form(key): FieldKind(kind) for key, kind in spec.attribute_kinds().items()
-        }
+        spec.name: {key_form(key): FieldKind(kind) for key, kind in spec.attribute_kinds().items()}
         for spec in schema.entity_types
     }
     return ResolutionContext(

@@ -13,12 +13,12 @@ import random
 from typing import Any
 
 from redstring import KnowledgeGraph
+from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.ids import TenantId
 from redstring.domain.resolution import FieldKind
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.eventlog.adapters.memory import InMemoryEventLog
 from redstring.graph.adapters.memory import InMemoryGraphStore
-from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.vector.adapters.memory import InMemoryVectorStore
 
 T = "learning"

@@ -112,7 +112,9 @@ def estimate(
         fields[field_name] = FieldWeights(
             kind=kind,
             levels={
-                level: Level(level, m=_rounded(m[field_name][level]), u=_rounded(u[field_name][level]))
+                level: Level(
+                    level, m=_rounded(m[field_name][level]), u=_rounded(u[field_name][level])
+                )
                 for level in LADDERS[kind]
             },
         )
@@ -139,7 +141,9 @@ def _field_kinds(profiles: Sequence[Profile]) -> dict[str, FieldKind]:
     return kinds
 
 
-def _prior(previous: LearnedWeights | None, field_name: str, kind: FieldKind) -> Mapping[str, Level]:
+def _prior(
+    previous: LearnedWeights | None, field_name: str, kind: FieldKind
+) -> Mapping[str, Level]:
     if previous is not None:
         learned = previous.fields.get(field_name)
         if learned is not None and learned.kind is kind:
@@ -199,9 +203,7 @@ def _sampled(
     # A level seen fewer than MIN_SEEN times among the random pairs is rarer than the sample
     # can measure: it keeps its prior rather than falling towards zero with the sample size.
     rare = {
-        level: prior[level].u
-        for level in prior
-        if level not in fixed and tally[level] < MIN_SEEN
+        level: prior[level].u for level in prior if level not in fixed and tally[level] < MIN_SEEN
     }
     kept = {**fixed, **rare}
     free = [level for level in prior if level not in kept]
@@ -287,7 +289,7 @@ def _m_probabilities(
     for (pattern, blocked), count in patterns.items():
         for session in sorted(blocked):
             sessions[session].append((pattern, count))
-    shares = {session: 0.01 for session in sessions}
+    shares = dict.fromkeys(sessions, 0.01)
     expected = 0.0
     for _ in range(ITERATIONS):
         numerators: defaultdict[str, defaultdict[str, float]] = defaultdict(

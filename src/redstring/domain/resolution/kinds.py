@@ -73,7 +73,10 @@ def infer_kind(values: Sequence[str]) -> FieldKind:
         return FieldKind.ADDRESS
     counts = Counter(value.casefold() for value in sample)
     distinct = len(counts) / total
-    if share(bool(_CODE.match(value)) and any(c.isdigit() for c in value) for value in sample) >= 0.9:
+    if (
+        share(bool(_CODE.match(value)) and any(c.isdigit() for c in value) for value in sample)
+        >= 0.9
+    ):
         lengths = Counter(len(value) for value in sample)
         typical_length, typical_count = lengths.most_common(1)[0]
         if typical_length >= 5 and distinct >= 0.4:
@@ -122,7 +125,7 @@ def attribute_kinds(
     for attributes in records:
         for key, value in flat_attributes(attributes, hints).items():
             form = key_form(key)
-            if form in kinds or form in values and len(values[form]) >= SAMPLE:
+            if form in kinds or (form in values and len(values[form]) >= SAMPLE):
                 continue
             known = declared.get(form) or recorded.get(form)
             if known is None:

@@ -135,7 +135,7 @@ def _partner(
 
 
 def _abbreviates(short: str, long: str) -> bool:
-    """"univ" for "university", "corp" for "corporation": a word's first three letters or
+    """ "univ" for "university", "corp" for "corporation": a word's first three letters or
     more, standing for a word at least two letters longer."""
     return len(short) >= 3 and len(long) >= len(short) + 2 and long.startswith(short)
 

@@ -34,8 +34,8 @@ from redstring.domain.resolution.weights import (
     TOKEN_FREQUENCY,
     FieldKind,
     Frequencies,
-    Level,
     LearnedWeights,
+    Level,
 )
 
 Outcome = Literal["merge", "possible", "new"]
@@ -257,7 +257,12 @@ def score_pair(
     place_agrees = False
     for field_name, kind in field_kinds(left, right):
         item = _field_evidence(
-            field_name, kind, left.fields.get(field_name), right.fields.get(field_name), data, weights
+            field_name,
+            kind,
+            left.fields.get(field_name),
+            right.fields.get(field_name),
+            data,
+            weights,
         )
         if item.weight > 0 and kind in SHARED_KINDS and names_differ:
             item = FieldEvidence(field_name, "shared", 0.0)
@@ -348,9 +353,7 @@ def _field_evidence(
     level = compare_values(kind, left_value, right_value)
     rung = _level(name, kind, level, weights)
     if level != "exact":
-        conflict = (
-            level == "different" and kind in DECISIVE_KINDS and rung.weight <= CONFLICT_BITS
-        )
+        conflict = level == "different" and kind in DECISIVE_KINDS and rung.weight <= CONFLICT_BITS
         return FieldEvidence(name, level, rung.weight, conflict=conflict)
     adjustment = max(-_MAX_PENALTY, min(_MAX_FIELD_BOOST, -math.log2(data.ratio(name, left_value))))
     return FieldEvidence(name, level, rung.weight + adjustment, adjustment)

@@ -196,7 +196,8 @@ class FieldWeights:
         for name, probabilities in levels.items():
             assert isinstance(probabilities, dict)
             m, u = probabilities["m"], probabilities["u"]
-            assert isinstance(m, int | float) and isinstance(u, int | float)
+            assert isinstance(m, int | float)
+            assert isinstance(u, int | float)
             parsed[name] = Level(name, m=float(m), u=float(u))
         return cls(kind=FieldKind(str(data["kind"])), levels=parsed)
 
@@ -236,7 +237,8 @@ class LearnedWeights:
             "entity_type": self.entity_type,
             "fields": {name: item.to_json() for name, item in sorted(self.fields.items())},
             "attribute_kinds": {
-                key: [name, kind.value] for key, (name, kind) in sorted(self.attribute_kinds.items())
+                key: [name, kind.value]
+                for key, (name, kind) in sorted(self.attribute_kinds.items())
             },
             "records": self.records,
             "pairs": self.pairs,
@@ -249,10 +251,12 @@ class LearnedWeights:
         """The inverse of :meth:`to_json`."""
         fields = data.get("fields") or {}
         kinds = data.get("attribute_kinds") or {}
-        assert isinstance(fields, dict) and isinstance(kinds, dict)
+        assert isinstance(fields, dict)
+        assert isinstance(kinds, dict)
         attribute_kinds: dict[str, tuple[str, FieldKind]] = {}
         for key, pair in kinds.items():
-            assert isinstance(pair, list) and len(pair) == 2
+            assert isinstance(pair, list)
+            assert len(pair) == 2
             attribute_kinds[key] = (str(pair[0]), FieldKind(str(pair[1])))
         parsed_fields: dict[str, FieldWeights] = {}
         for name, item in fields.items():
@@ -260,8 +264,10 @@ class LearnedWeights:
             parsed_fields[name] = FieldWeights.from_json(item)
         records, pairs = data.get("records", 0), data.get("pairs", 0)
         matches, entities = data.get("matches", 0.0), data.get("tenant_entities", 0)
-        assert isinstance(records, int) and isinstance(pairs, int)
-        assert isinstance(matches, int | float) and isinstance(entities, int)
+        assert isinstance(records, int)
+        assert isinstance(pairs, int)
+        assert isinstance(matches, int | float)
+        assert isinstance(entities, int)
         return cls(
             entity_type=str(data["entity_type"]),
             fields=parsed_fields,
