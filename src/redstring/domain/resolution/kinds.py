@@ -46,8 +46,8 @@ def infer_kind(values: Sequence[str]) -> FieldKind:
 
     * ``DATE``: nine in ten parse as a date (:func:`~.fields.parse_date`);
     * ``EMAIL``: nine in ten are shaped ``local@domain.tld``;
-    * ``PHONE``: nine in ten are 8-15 digits written as phone numbers are (a leading ``+``
-      or ``0``, or spaces, dashes, dots or brackets between groups);
+    * ``PHONE``: nine in ten are 8-15 digits written as phone numbers are (a leading ``+``,
+      or spaces, dashes, dots or brackets between groups);
     * ``ADDRESS``: most name a street (a word such as "street", "rd" or "avenue");
     * single tokens holding digits: ``IDENTIFIER`` when they are five or more characters
       and mostly distinct, ``POSTCODE`` when they repeat with one length, else ``CODE``;
@@ -99,7 +99,9 @@ def _phone_shaped(value: str) -> bool:
     digits = sum(c.isdigit() for c in value)
     if not 8 <= digits <= 15:
         return False
-    return value[0] in "+0(" or any(c in value for c in " -.()")
+    # Bare digits are an identifier's shape too (zero-padded numbers): a phone number is
+    # written in groups, or with its country code.
+    return value[0] == "+" or any(c in value for c in " -.()")
 
 
 def _names_a_street(value: str) -> bool:
