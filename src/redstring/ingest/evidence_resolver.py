@@ -19,6 +19,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pydantic import JsonValue
 
@@ -109,8 +110,9 @@ NAMED_AFTER_WORDS = frozenset(
 ("the Brennock Storage Pilot"): a short form ("Brennock") never joins such a name, because
 the word alone names the place."""
 
-SAMPLE_STORED = 4_000
-"""At most this many stored entities of a type join the batch's records in an estimate."""
+SAMPLE = 3_000
+"""At most this many records of a type go into an estimate: the batch's records of it and
+stored entities of it, half each when both have more (evenly spaced, in order)."""
 
 GROWTH_TO_REFRESH = 2.0
 """A type's weights are estimated again once the tenant holds this many times the entities it
@@ -199,8 +201,8 @@ class EvidenceResolver:
         and nothing to learn from. A type is due when the tenant, with this batch, holds at
         least :data:`MIN_RECORDS` entities and no estimate was made yet, or
         :data:`GROWTH_TO_REFRESH` times the entities it held at the last one. The estimate
-        sees the batch's records of the type and up to :data:`SAMPLE_STORED` stored entities
-        of it (``context.sample``), and starts from the previous estimate.
+        sees at most :data:`SAMPLE` records: the batch's of the type and stored entities of
+        it (``context.sample``), and starts from the previous estimate.
         """
         records = [mention for mention in mentions if mention.chunk_id is None]
         counts: dict[str, int] = {}
@@ -216,10 +218,10 @@ class EvidenceResolver:
             ):
                 continue
             typed = [mention for mention in records if mention.type == entity_type]
-            stored = context.sample(entity_type, SAMPLE_STORED) if context.sample else []
+            stored = context.sample(entity_type, SAMPLE // 2) if context.sample else []
             profiles: list[Profile] = []
             keys: list[list[str]] = []
-            items = [(m.type, m.name, m.attributes) for m in typed]
+            items = [(m.type, m.name, m.attributes) for m in _spread(typed, SAMPLE - len(stored))]
             items += [(e.type, e.name, e.attributes) for e in stored]
             for item_type, name, attributes in items:
                 try:
@@ -603,6 +605,17 @@ class EvidenceResolver:
             else {"source": "priors"}
         )
         return explanation
+
+
+_T = TypeVar("_T")
+
+
+def _spread(items: Sequence[_T], limit: int) -> Sequence[_T]:
+    """At most ``limit`` of ``items``, evenly spaced, in order."""
+    if len(items) <= limit:
+        return items
+    step = len(items) / limit
+    return [items[int(n * step)] for n in range(limit)]
 
 
 def _estimation_keys(form: NameForm) -> list[str]:

@@ -47,17 +47,17 @@ from redstring.domain.resolution.weights import (
 MIN_RECORDS = 50
 """Fewer records of a type than this give no estimate: the priors stay."""
 
-RANDOM_PAIRS = 3_000
+RANDOM_PAIRS = 1_500
 """Pairs drawn at random to estimate u."""
 
-CANDIDATE_PAIRS = 6_000
+CANDIDATE_PAIRS = 2_500
 """At most this many candidate pairs go into EM (a fixed, hash-chosen subset beyond it)."""
 
-MAX_BLOCK = 24
+MAX_BLOCK = 12
 """A name key or attribute value shared by more records than this yields no candidate
 pairs: such a block is mostly non-matches, and its pairs grow with its square."""
 
-ITERATIONS = 30
+ITERATIONS = 20
 PRIOR_STRENGTH = 10.0
 """Pseudo-matches behind the starting m of every field: the weight of the prior."""
 
