@@ -60,7 +60,7 @@ def _data_file(package: str, relative: str) -> Path:
     except PackageNotFoundError:
         raise SystemExit(
             f"{package} is not installed: run the benchmark with "
-            "`uv run --frozen --group eval python -m benchmarks.record_linkage`"
+            "`uv run --frozen --no-sync python -m benchmarks.record_linkage`"
         ) from None
     if not path.is_file():
         raise SystemExit(f"{path} is missing from the installed {package}")

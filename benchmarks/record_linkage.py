@@ -1,6 +1,6 @@
 """Resolution on public record-linkage data nobody here wrote, through ``import_records``.
 
-Run with ``uv run --frozen --group eval python -m benchmarks.record_linkage`` (``--heldout``
+Run with ``uv run --frozen --no-sync python -m benchmarks.record_linkage`` (``--heldout``
 adds FEBRL 2 and 3; ``--against REV`` measures the resolver of git revision ``REV`` in the
 same run, from a copy of that revision's ``src/`` in a temporary directory).
 
