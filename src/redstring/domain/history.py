@@ -240,6 +240,8 @@ class TenantHistory:
     keep_apart: set[frozenset[EntityId]] = field(default_factory=set)
     weights: dict[str, LearnedWeights] = field(default_factory=dict)
     """The last resolution weights estimated per entity type (ADR 0035)."""
+    records_imported: int = 0
+    """Distinct record refs imported so far (each source's refs counted once)."""
 
     def apply_all(self, events: Iterable[StoredEvent]) -> None:
         """Fold every event in order."""
@@ -289,6 +291,7 @@ class TenantHistory:
             source.failed_chunk_ids = list(event.failed_chunk_ids)
         elif isinstance(event, RecordsImported):
             source = self.sources.setdefault(event.source_id, SourceHistory(event.source_id))
+            self.records_imported += len(event.refs.keys() - source.refs.keys())
             source.refs.update(event.refs)
         elif isinstance(event, SourceDeleted):
             self.sources.pop(event.source_id, None)

@@ -115,10 +115,10 @@ SAMPLE = 3_000
 stored entities of it, half each when both have more (evenly spaced, in order)."""
 
 GROWTH_TO_REFRESH = 2.0
-"""A type's weights are estimated again once the tenant holds this many times the entities it
-held at the last estimate (ADR 0035): each refresh then sees at least as much new data as
-all the estimates before it, so the estimate converges, and a tenant of n entities has been
-estimated about log2(n) times."""
+"""A type's weights are estimated again once the tenant has imported this many times the
+records it had at the last estimate (ADR 0035): each refresh then sees at least as much new
+data as all the estimates before it, and a tenant of n records has been estimated about
+log2(n) times."""
 
 
 @dataclass
@@ -212,9 +212,9 @@ class EvidenceResolver:
         kinds = self.kinds_of(records, context)
         for entity_type in sorted(counts):
             previous = context.weights.get(entity_type)
-            size = context.entities + counts[entity_type]
+            size = context.records + len(records)
             if size < MIN_RECORDS or (
-                previous is not None and size < GROWTH_TO_REFRESH * previous.tenant_entities
+                previous is not None and size < GROWTH_TO_REFRESH * previous.tenant_records
             ):
                 continue
             typed = [mention for mention in records if mention.type == entity_type]
@@ -236,7 +236,7 @@ class EvidenceResolver:
                 attribute_kinds=kinds[entity_type],
                 name_keys=keys,
                 previous=previous,
-                tenant_entities=size,
+                tenant_records=size,
             )
             if learned is not None:
                 estimates[entity_type] = learned
@@ -600,7 +600,11 @@ class EvidenceResolver:
         # Which m and u the field weights come from: the tenant's estimate (how many records
         # it learned from, the tenant's size then) or the priors.
         explanation["weights"] = (
-            {"source": "estimated", "records": learned.records, "entities": learned.tenant_entities}
+            {
+                "source": "estimated",
+                "records": learned.records,
+                "tenant_records": learned.tenant_records,
+            }
             if learned is not None
             else {"source": "priors"}
         )

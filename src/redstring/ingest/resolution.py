@@ -63,13 +63,15 @@ class ResolutionContext:
 
     ``kinds`` holds, per entity type, the attribute kinds the schema declares (attribute key
     in key form -> kind); ``weights`` the tenant's last recorded estimate per entity type;
-    ``entities`` how many entities the tenant holds; ``sample(type, n)`` up to ``n`` of its
-    stored entities of a type, in log order, for a resolver that re-estimates its weights.
+    ``entities`` how many entities the tenant holds and ``records`` how many records it has
+    imported; ``sample(type, n)`` up to ``n`` of its stored entities of a type, in log order,
+    for a resolver that re-estimates its weights.
     """
 
     kinds: Mapping[str, Mapping[str, FieldKind]] = field(default_factory=dict)
     weights: Mapping[str, LearnedWeights] = field(default_factory=dict)
     entities: int = 0
+    records: int = 0
     sample: Callable[[str, int], Sequence[Entity]] | None = None
 
 

@@ -888,7 +888,11 @@ def resolution_context(history: TenantHistory, schema: Schema) -> ResolutionCont
         for spec in schema.entity_types
     }
     return ResolutionContext(
-        kinds=kinds, weights=dict(history.weights), entities=len(entities), sample=sample
+        kinds=kinds,
+        weights=dict(history.weights),
+        entities=len(entities),
+        records=history.records_imported,
+        sample=sample,
     )
 
 

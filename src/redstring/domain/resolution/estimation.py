@@ -61,11 +61,14 @@ ITERATIONS = 20
 PRIOR_STRENGTH = 10.0
 """Pseudo-matches behind the starting m of every field: the weight of the prior."""
 
-PREVIOUS_STRENGTH = 200.0
+PREVIOUS_STRENGTH = 50.0
 """At most this many pseudo-matches behind a previous estimate used as the prior."""
 
 MIN_SEEN = 5
 """A level must be seen this often among the random pairs for its u to be estimated."""
+
+MAX_DIFFERENT = 0.5
+"""The largest m an attribute's "different" level may take (see :func:`_bounded`)."""
 
 MIN_PROBABILITY = 1e-4
 MIN_U = 1e-7
@@ -81,7 +84,7 @@ def estimate(
     attribute_kinds: Mapping[str, tuple[str, FieldKind]],
     name_keys: Sequence[Sequence[str]],
     previous: LearnedWeights | None = None,
-    tenant_entities: int = 0,
+    tenant_records: int = 0,
 ) -> LearnedWeights | None:
     """The m and u of every field of ``profiles`` (records of ``entity_type``), or ``None``
     when there are fewer than :data:`MIN_RECORDS`.
@@ -125,7 +128,7 @@ def estimate(
         records=len(profiles),
         pairs=len(pairs),
         matches=round(matches, 3),
-        tenant_entities=tenant_entities,
+        tenant_records=tenant_records,
     )
 
 
@@ -322,17 +325,38 @@ def _m_probabilities(
             found[session] = matched
             shares[session] = min(0.999, max(1e-6, matched / total)) if total else share
         expected = found.get("name", max(found.values(), default=0.0))
-        for field_name in kinds:
+        for field_name, kind in kinds.items():
             prior = start[field_name]
             denominator = denominators[field_name] + strength
-            m[field_name] = {
-                level: max(
-                    MIN_PROBABILITY,
-                    (numerators[field_name][level] + strength * prior[level]) / denominator,
-                )
-                for level in prior
-            }
+            m[field_name] = _bounded(
+                kind,
+                {
+                    level: max(
+                        MIN_PROBABILITY,
+                        (numerators[field_name][level] + strength * prior[level]) / denominator,
+                    )
+                    for level in prior
+                },
+            )
     return m, expected
+
+
+def _bounded(kind: FieldKind, m: dict[str, float]) -> dict[str, float]:
+    """``m`` with an attribute's "different" level at most :data:`MAX_DIFFERENT`.
+
+    A field on which true duplicates disagree more often than not carries no evidence
+    *for* a match when it disagrees, and EM on a file with no duplicates at all takes
+    namesakes for them and learns exactly that. Disagreement stays at least weak evidence
+    against (about -1 bit): people move, and the learned m says how weak, down to that.
+    """
+    if kind is FieldKind.NAME or m.get("different", 0.0) <= MAX_DIFFERENT:
+        return m
+    rest = sum(value for level, value in m.items() if level != "different")
+    scale = (1.0 - MAX_DIFFERENT) / rest if rest else 0.0
+    return {
+        level: MAX_DIFFERENT if level == "different" else value * scale
+        for level, value in m.items()
+    }
 
 
 def _rounded(probability: float) -> float:

@@ -210,8 +210,8 @@ class LearnedWeights:
     level it lacks keeps the prior of :data:`LADDERS`. ``attribute_kinds`` records the kind
     each attribute key (in key form) was read as when the estimate was made, so later
     records are compared the same way. ``records`` and ``pairs`` say how much data the
-    estimate saw; ``tenant_entities`` how large the tenant was, which decides when it is
-    refreshed. Recorded in the event log, so every process and every rebuild uses the same.
+    estimate saw; ``tenant_records`` how many records the tenant had imported with them,
+    which decides when it is refreshed. Recorded in the event log, so every process and every rebuild uses the same.
     """
 
     entity_type: str
@@ -220,7 +220,7 @@ class LearnedWeights:
     records: int = 0
     pairs: int = 0
     matches: float = 0.0
-    tenant_entities: int = 0
+    tenant_records: int = 0
 
     def level(self, field_name: str, kind: FieldKind, level: str) -> Level:
         """The estimated level, or the prior when this estimate has none for it."""
@@ -243,7 +243,7 @@ class LearnedWeights:
             "records": self.records,
             "pairs": self.pairs,
             "matches": round(self.matches, 3),
-            "tenant_entities": self.tenant_entities,
+            "tenant_records": self.tenant_records,
         }
 
     @classmethod
@@ -263,11 +263,11 @@ class LearnedWeights:
             assert isinstance(item, dict)
             parsed_fields[name] = FieldWeights.from_json(item)
         records, pairs = data.get("records", 0), data.get("pairs", 0)
-        matches, entities = data.get("matches", 0.0), data.get("tenant_entities", 0)
+        matches, imported = data.get("matches", 0.0), data.get("tenant_records", 0)
         assert isinstance(records, int)
         assert isinstance(pairs, int)
         assert isinstance(matches, int | float)
-        assert isinstance(entities, int)
+        assert isinstance(imported, int)
         return cls(
             entity_type=str(data["entity_type"]),
             fields=parsed_fields,
@@ -275,7 +275,7 @@ class LearnedWeights:
             records=records,
             pairs=pairs,
             matches=float(matches),
-            tenant_entities=entities,
+            tenant_records=imported,
         )
 
 
