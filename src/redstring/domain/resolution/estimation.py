@@ -35,7 +35,12 @@ import zlib
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from redstring.domain.resolution.scoring import Profile, pair_levels
+from redstring.domain.resolution.scoring import (
+    DECISIVE_KINDS,
+    Profile,
+    discounted,
+    pair_levels,
+)
 from redstring.domain.resolution.weights import (
     LADDERS,
     FieldKind,
@@ -69,6 +74,9 @@ MIN_SEEN = 5
 
 MAX_DIFFERENT = 0.5
 """The largest m an attribute's "different" level may take (see :func:`_bounded`)."""
+
+MAX_DIFFERENT_DECISIVE = 0.05
+"""The largest m the "different" level of a date or an identifier may take."""
 
 MIN_PROBABILITY = 1e-4
 MIN_U = 1e-7
@@ -256,9 +264,15 @@ def _patterns(
     patterns: Patterns = Counter()
     for (left, right), blocked in pairs.items():
         comparison, levels = pair_levels(profiles[left], profiles[right])
-        levels["name"] = comparison.level
-        key = tuple(sorted((f, level) for f, level in levels.items() if f in kinds))
-        patterns[(key, blocked)] += 1
+        # What scoring discounts (a household's shared address) is no evidence here either:
+        # relatives at one address would otherwise be learned as duplicates.
+        kept = {
+            f: level
+            for f, level in levels.items()
+            if f in kinds and (level == "different" or not discounted(comparison.level, kinds[f]))
+        }
+        kept["name"] = comparison.level
+        patterns[(tuple(sorted(kept.items())), blocked)] += 1
     return patterns
 
 
@@ -348,15 +362,18 @@ def _bounded(kind: FieldKind, m: dict[str, float]) -> dict[str, float]:
     *for* a match when it disagrees, and EM on a file with no duplicates at all takes
     namesakes for them and learns exactly that. Disagreement stays at least weak evidence
     against (about -1 bit): people move, and the learned m says how weak, down to that.
+
+    A date of birth or an identifier (:data:`~.scoring.DECISIVE_KINDS`) that differs stays
+    strong evidence against (at most :data:`MAX_DIFFERENT_DECISIVE`, about -4.3 bits): EM
+    cannot tell relatives at one address from duplicates, and would learn their different
+    birth dates as the duplicates' noise.
     """
-    if kind is FieldKind.NAME or m.get("different", 0.0) <= MAX_DIFFERENT:
+    limit = MAX_DIFFERENT_DECISIVE if kind in DECISIVE_KINDS else MAX_DIFFERENT
+    if kind is FieldKind.NAME or m.get("different", 0.0) <= limit:
         return m
     rest = sum(value for level, value in m.items() if level != "different")
-    scale = (1.0 - MAX_DIFFERENT) / rest if rest else 0.0
-    return {
-        level: MAX_DIFFERENT if level == "different" else value * scale
-        for level, value in m.items()
-    }
+    scale = (1.0 - limit) / rest if rest else 0.0
+    return {level: limit if level == "different" else value * scale for level, value in m.items()}
 
 
 def _rounded(probability: float) -> float:

@@ -83,14 +83,28 @@ household. When the names clearly differ (level "different"), agreement on these
 nothing ("shared"); only evidence about the thing itself (an identifier, a date of birth,
 an e-mail) can then outweigh the names."""
 
+HOUSEHOLD_KINDS = frozenset({FieldKind.ADDRESS, FieldKind.POSTCODE, FieldKind.PHONE})
+"""Kinds of fields a household shares. When two names share some words but not others
+(level "shared": "Joe Bromshaw" and "Diana Bromshaw"), agreement on these is what relatives
+living together show, so it adds nothing; a town still counts."""
+
+
+def discounted(name_level: str, kind: FieldKind) -> bool:
+    """Whether agreement on a field of ``kind`` adds nothing beside a name at ``name_level``
+    (see :data:`SHARED_KINDS` and :data:`HOUSEHOLD_KINDS`)."""
+    if name_level == "different":
+        return kind in SHARED_KINDS
+    return name_level == "shared" and kind in HOUSEHOLD_KINDS
+
+
 DECISIVE_KINDS = frozenset({FieldKind.DATE, FieldKind.IDENTIFIER})
 """Kinds whose disagreement says two records are different things: see :attr:`conflict`."""
 
-CONFLICT_BITS = -6.0
+CONFLICT_BITS = -4.0
 """A decisive field's "different" level weighing this little (or less) is a conflict. With
-the priors a date of birth that differs weighs -8.4 bits; where the tenant's data shows
-that its true duplicates often disagree on a field, the learned weight says so and the
-field stops being decisive."""
+the priors a date of birth that differs weighs -8.4 bits; an estimate keeps it at -4.3 or
+less (ADR 0035), so a decisive field stays decisive unless a caller's own weights say
+otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +267,6 @@ def score_pair(
     data = frequencies or _NO_DATA
     name = _name_evidence(left, right, compare_names(left.form, right.form), data, weights)
     evidence = [name]
-    names_differ = name.level == "different"
     place_agrees = False
     for field_name, kind in field_kinds(left, right):
         item = _field_evidence(
@@ -264,7 +277,7 @@ def score_pair(
             data,
             weights,
         )
-        if item.weight > 0 and kind in SHARED_KINDS and names_differ:
+        if item.weight > 0 and discounted(name.level, kind):
             item = FieldEvidence(field_name, "shared", 0.0)
         elif kind in PLACE_KINDS and item.weight > 0:
             if place_agrees:

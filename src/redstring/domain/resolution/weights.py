@@ -211,7 +211,8 @@ class LearnedWeights:
     each attribute key (in key form) was read as when the estimate was made, so later
     records are compared the same way. ``records`` and ``pairs`` say how much data the
     estimate saw; ``tenant_records`` how many records the tenant had imported with them,
-    which decides when it is refreshed. Recorded in the event log, so every process and every rebuild uses the same.
+    which decides when it is refreshed. Recorded in the event log, so every process and
+    every rebuild uses the same.
     """
 
     entity_type: str
