@@ -30,6 +30,11 @@ Rules for every method (enforced by ``redstring.testing.graph_store.GraphStoreCo
 * **Checks in a fixed order.** ``upsert_alias`` refuses a self-alias first, then an absent
   canonical (``MissingEntityError``), then an alias id that is a live entity, so a call
   breaking two rules raises the same error on every adapter (ADR 0023).
+* **Repeats** (ADR 0028). Blocking keys are held sorted and each once, and provenance names
+  each chunk once (first position kept), as the models build them; a store holds and indexes
+  them so also when a list skipped validation (``model_copy(update=...)``), so a key is never
+  listed, found or removed twice. An id, key or relationship type given twice to a read or
+  delete means what it means once, and an alias written twice is one alias.
 * **Attributes keep their key order.** A read returns ``attributes`` with the keys in the
   order they were written, so an exported graph does not depend on the backend.
 """

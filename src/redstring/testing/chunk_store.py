@@ -551,6 +551,30 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
         assert await store.get_many(TENANT, {absent}) == {}
         assert await store.get_many(TENANT, []) == {}
 
+    async def test_an_id_or_term_given_twice_means_it_once(self, store: ChunkStore) -> None:
+        """A list argument is a collection (ADR 0028): a chunk id or a term given twice reads
+        exactly as given once, with no chunk listed, counted or charged to the posting budget
+        twice. On failure check reads that join or loop over the given list without making
+        it distinct first.
+        """
+        corpus = [
+            self._chunk(SOURCE, "The owl and the moon.", 0),
+            self._chunk(SOURCE, "The moon, the moon, the tide.", 1),
+            self._chunk(OTHER_SOURCE, "Only an owl here.", 0),
+        ]
+        await store.upsert_many(TENANT, corpus)
+        ids = [chunk.id for chunk in corpus]
+        twice = [ids[0], ids[1], ids[0], ids[0]]
+        assert await store.get_many(TENANT, twice) == await store.get_many(TENANT, ids[:2])
+        assert await store.existing_ids(TENANT, twice) == set(ids[:2])
+        for budget in (None, 2, 3, 4):
+            once = await store.lexical_candidates(TENANT, ["owl", "moon"], posting_budget=budget)
+            again = await store.lexical_candidates(
+                TENANT, ["moon", "owl", "moon", "owl", "owl"], posting_budget=budget
+            )
+            assert _without_zero_counts(again) == _without_zero_counts(once), budget
+            assert _without_zero_counts(once) == lexical_oracle(corpus, ["owl", "moon"], budget)
+
     async def test_existing_ids_reports_which_ids_are_held(self, store: ChunkStore) -> None:
         """Exactly the held ids among those asked about: how a re-run skips known text."""
         one = self._chunk(SOURCE, "One.", 0)

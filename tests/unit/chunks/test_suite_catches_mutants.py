@@ -688,6 +688,29 @@ class KeepsTheTermThatPassesTheBudget(InMemoryChunkStore):
         return TakesTermsInTheGivenOrder._restricted(stats, chosen)
 
 
+class ChargesARepeatedTermTwice(InMemoryChunkStore):
+    """Spends the posting budget once per listing of a term, as a query over the given terms
+    without ``DISTINCT`` would."""
+
+    async def lexical_candidates(
+        self,
+        tenant_id: TenantId,
+        terms: Collection[str],
+        *,
+        posting_budget: int | None = DEFAULT_POSTING_BUDGET,
+    ) -> LexicalCandidates:
+        stats = await super().lexical_candidates(tenant_id, terms, posting_budget=None)
+        listed = Counter(terms)
+        chosen: list[str] = []
+        spent = 0
+        for term in selective_terms(stats.document_frequencies, None):
+            spent += stats.document_frequencies[term] * listed[term]
+            if posting_budget is not None and spent > posting_budget:
+                break
+            chosen.append(term)
+        return TakesTermsInTheGivenOrder._restricted(stats, chosen)
+
+
 class RemovalKeepsItsLength(InMemoryChunkStore):
     """Forgets to take a removed chunk's length out of the tenant's running total."""
 
@@ -881,6 +904,7 @@ CASES = (
         ("test_the_budget_takes_terms_rarest_first_then_by_term",),
     ),
     Case(RemovalKeepsItsLength, ("test_lexical_statistics_follow_replacements_and_deletes",)),
+    Case(ChargesARepeatedTermTwice, ("test_an_id_or_term_given_twice_means_it_once",)),
     Case(
         UnindexesEachListing,
         ("test_an_entity_listed_twice_is_held_once_and_every_later_write_works",),

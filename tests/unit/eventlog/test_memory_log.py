@@ -15,11 +15,19 @@ from redstring.testing.event_log import (
     event,
     events,
 )
+from tests.index_checks import IndexDisagreementError, checking_indexes
+from tests.unit.eventlog.test_suite_catches_mutants import (
+    ErasureKeepsTheIdIndex,
+    StreamsSurviveErasureLog,
+)
 
 
 class TestInMemoryEventLog(EventLogCompliance):
+    """The suite unchanged, on a log that checks its indexes against its tenant logs after
+    every call (``tests.index_checks``), property cases included."""
+
     async def new_store(self) -> EventLog:
-        return InMemoryEventLog()
+        return checking_indexes(InMemoryEventLog)()
 
 
 class TestInMemoryEventLogSpecifics:
@@ -66,3 +74,29 @@ class TestInMemoryEventLogSpecifics:
         async with InMemoryEventLog() as log:
             stored = await log.append(OTHER_TENANT, STREAM, events(1))
         assert await log.read(OTHER_TENANT) == stored
+
+
+class TestTheIndexCheck:
+    """``index_problems`` (run after every call of the suite above) sees what it is for."""
+
+    async def test_it_names_an_id_index_that_outlived_its_events(self) -> None:
+        """Erasure that keeps the id index fails at the erasure, before any retry shows it."""
+        log = checking_indexes(ErasureKeepsTheIdIndex)()
+        await log.append(TENANT, STREAM, events(2))
+        with pytest.raises(IndexDisagreementError, match=r"after delete_by_tenant.*id index"):
+            await log.delete_by_tenant(TENANT)
+
+    async def test_it_names_streams_that_outlived_their_log(self) -> None:
+        """Stream versions kept after erasure disagree with the (empty) tenant log."""
+        log = checking_indexes(StreamsSurviveErasureLog)()
+        await log.append(TENANT, STREAM, events(2))
+        with pytest.raises(IndexDisagreementError, match="lists other events"):
+            await log.delete_by_tenant(TENANT)
+
+    async def test_the_intact_log_passes_the_same_calls(self) -> None:
+        """The control: the same calls on the unbroken log raise nothing."""
+        log = checking_indexes(InMemoryEventLog)()
+        await log.append(TENANT, STREAM, events(2))
+        await log.append(TENANT, OTHER_STREAM, events(1))
+        assert await log.delete_by_tenant(TENANT) == 3
+        assert log.index_problems() == []

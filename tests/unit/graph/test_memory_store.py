@@ -10,13 +10,21 @@ from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.ports.graph_store import GraphStore
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.strategies import random_entity_id
+from tests.index_checks import IndexDisagreementError, checking_indexes
+from tests.unit.graph.test_suite_catches_mutants import (
+    EdgeIndexIgnoresDeletes,
+    UnindexesEachListedKey,
+)
 
 TENANT = TenantId("tenant-a")
 
 
 class TestMemoryStore(GraphStoreCompliance):
+    """The suite unchanged, on a store that checks its indexes and rows against the port's
+    rules after every call (``tests.index_checks``), property cases included."""
+
     async def new_store(self) -> GraphStore:
-        return InMemoryGraphStore()
+        return checking_indexes(InMemoryGraphStore)()
 
 
 def _entity(name: str) -> Entity:
@@ -160,3 +168,41 @@ class TestComplianceHarness:
 
         with pytest.raises(NotImplementedError, match="new_store"):
             await enter()
+
+
+class TestTheIndexCheck:
+    """``index_problems`` (run after every call of the suite above) sees what it is for."""
+
+    async def test_it_fails_a_key_listed_twice_at_the_write(self) -> None:
+        """The store before ADR 0028 kept a repeated key and raised ``KeyError`` at the next
+        write; the check fails the write that stored it."""
+        store = checking_indexes(UnindexesEachListedKey)()
+        ada = _entity("Ada").model_copy(update={"blocking_keys": ("k:a", "k:a")})
+        with pytest.raises(IndexDisagreementError, match="holds keys"):
+            await store.upsert_entity(TENANT, ada)
+
+    async def test_it_names_an_index_a_read_filter_hides(self) -> None:
+        """An edge deleted from the rows but not from the endpoint indexes reads correctly
+        (the mutant filters its reads), so only the check sees it, at the delete."""
+        store = checking_indexes(EdgeIndexIgnoresDeletes)()
+        ada, grace = _entity("Ada"), _entity("Grace")
+        await store.upsert_entities(TENANT, [ada, grace])
+        edge = Relationship(
+            id=random_entity_id(), type="KNOWS", subject_id=ada.id, object_id=grace.id
+        )
+        await store.upsert_relationship(TENANT, edge)
+        with pytest.raises(IndexDisagreementError, match=r"after delete_relationship.*outgoing"):
+            await store.delete_relationship(TENANT, edge.id)
+
+    async def test_the_intact_store_passes_the_same_calls(self) -> None:
+        """The control: the same calls on the unbroken store raise nothing."""
+        store = checking_indexes(InMemoryGraphStore)()
+        ada, grace = _entity("Ada"), _entity("Grace")
+        await store.upsert_entity(TENANT, ada.model_copy(update={"blocking_keys": ("k:a",) * 2}))
+        await store.upsert_entities(TENANT, [ada, grace])
+        edge = Relationship(
+            id=random_entity_id(), type="KNOWS", subject_id=ada.id, object_id=grace.id
+        )
+        await store.upsert_relationship(TENANT, edge)
+        assert await store.delete_relationship(TENANT, edge.id)
+        assert store.index_problems() == []

@@ -1027,6 +1027,100 @@ class MatchesNothingForUnstorableText(InMemoryGraphStore):
 # -- the table ----------------------------------------------------------------------------------
 
 
+# -- repeats in lists (ADR 0028) --------------------------------------------------------------
+
+
+class UnindexesEachListedKey(InMemoryGraphStore):
+    """Keeps an entity's keys as given, as every graph store did before ADR 0028: a key
+    listed twice is un-indexed twice, and the second removal raises ``KeyError``."""
+
+    async def upsert_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        await self.upsert_entities(tenant_id, [entity])
+
+    async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
+        self._refuse_alias_ids(tenant_id, [entity.id for entity in entities])
+        for entity in entities:
+            self._write_entity(tenant_id, entity.model_copy(deep=True))
+
+
+class ListsAnEntityPerListedKey(UnindexesEachListedKey):
+    """A key row per listing (the PostgreSQL key table has no primary key; Neo4j made a key
+    edge per listing): a key listed twice finds its entity twice."""
+
+    def _unindex(self, tenant_id: TenantId, entity: Entity) -> None:
+        distinct = entity.model_copy(update={"blocking_keys": tuple(set(entity.blocking_keys))})
+        super()._unindex(tenant_id, distinct)
+
+    def _indexed_under(
+        self, tenant_id: TenantId, key: str, limit: int | None = None
+    ) -> list[Entity]:
+        found = super()._indexed_under(tenant_id, key, limit)
+        return [entity for entity in found for listed in entity.blocking_keys if listed == key]
+
+
+class KeepsRepeatedEntityEvidence(InMemoryGraphStore):
+    """Stores an entity's provenance as given: a chunk id repeated past validation reads
+    back twice, where the stores that validate what they read drop it."""
+
+    async def upsert_entity(self, tenant_id: TenantId, entity: Entity) -> None:
+        await self.upsert_entities(tenant_id, [entity])
+
+    async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
+        await super().upsert_entities(tenant_id, entities)
+        for entity in entities:
+            stored = self._entities[(tenant_id, entity.id)]
+            stored.__dict__["provenance"] = entity.provenance.model_copy()
+
+
+class KeepsRepeatedRelationshipEvidence(InMemoryGraphStore):
+    """Stores a relationship's provenance as given: its repeated chunk ids read back."""
+
+    async def upsert_relationships(
+        self, tenant_id: TenantId, relationships: Sequence[Relationship]
+    ) -> None:
+        await super().upsert_relationships(tenant_id, relationships)
+        for relationship in relationships:
+            stored = self._relationships[(tenant_id, relationship.id)]
+            stored.__dict__["provenance"] = relationship.provenance.model_copy()
+
+
+class ListsAnAliasPerWrite(InMemoryGraphStore):
+    """Appends to the canonical's alias list on every write, so a replayed alias is listed
+    once per write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._written: dict[tuple[TenantId, EntityId], list[EntityId]] = {}
+
+    def _write_alias(self, tenant_id: TenantId, alias: Alias) -> None:
+        super()._write_alias(tenant_id, alias)
+        self._written.setdefault((tenant_id, alias.canonical_id), []).append(alias.alias_id)
+
+    async def find_aliases(self, tenant_id: TenantId, canonical_id: EntityId) -> list[Alias]:
+        live = {
+            alias.alias_id: alias for alias in await super().find_aliases(tenant_id, canonical_id)
+        }
+        listed = [live[i] for i in self._written.get((tenant_id, canonical_id), []) if i in live]
+        return sorted(listed, key=lambda alias: id_text(alias.alias_id))
+
+
+class FindsARepeatedKeyTwice(InMemoryGraphStore):
+    """Reads the given keys as a list (``unnest`` without ``DISTINCT``): a key given twice
+    lists its entities twice."""
+
+    async def find_by_blocking_keys(
+        self, tenant_id: TenantId, keys: Collection[str], *, limit_per_key: int | None = None
+    ) -> dict[str, list[Entity]]:
+        found: dict[str, list[Entity]] = {}
+        for key in keys:
+            once = await super().find_by_blocking_keys(
+                tenant_id, [key], limit_per_key=limit_per_key
+            )
+            if key in once:
+                found.setdefault(key, []).extend(once[key])
+        return found
+
+
 @dataclass(frozen=True)
 class Case:
     mutant: type[InMemoryGraphStore]
@@ -1358,6 +1452,30 @@ CASES: tuple[Case, ...] = (
         ("test_find_by_blocking_key_returns_the_entities_indexed_under_it",),
     ),
     Case(IndexesKeysAsAList, ("test_upsert_entity_twice_is_the_same_as_once",)),
+    Case(
+        UnindexesEachListedKey,
+        ("test_a_key_listed_twice_is_indexed_once_and_every_later_write_works",),
+    ),
+    Case(
+        ListsAnEntityPerListedKey,
+        ("test_a_key_listed_twice_is_indexed_once_and_every_later_write_works",),
+    ),
+    Case(
+        KeepsRepeatedEntityEvidence,
+        ("test_provenance_naming_a_chunk_twice_reads_back_naming_it_once",),
+    ),
+    Case(
+        KeepsRepeatedRelationshipEvidence,
+        ("test_evidence_naming_a_chunk_twice_reads_back_naming_it_once",),
+    ),
+    Case(ListsAnAliasPerWrite, ("test_an_alias_written_twice_is_one_alias",)),
+    Case(
+        FindsARepeatedKeyTwice,
+        (
+            "test_an_id_key_or_type_given_twice_means_it_once",
+            "test_a_key_listed_twice_is_indexed_once_and_every_later_write_works",
+        ),
+    ),
     Case(RefusesAliasIdsOfAnyTenant, ("test_ids_taken_in_one_tenant_are_free_in_another",)),
     Case(DeleteOfAnUnknownTenantRaises, ("test_delete_by_tenant_of_an_empty_tenant_is_zero",)),
     Case(ClosesOnlyOnce, ("test_close_is_safe_to_call_twice",)),

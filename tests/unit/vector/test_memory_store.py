@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -13,20 +14,26 @@ from redstring.ports.vector_store import VectorStore
 from redstring.testing.strategies import random_entity_id
 from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.adapters.memory import InMemoryVectorStore
+from tests.index_checks import IndexDisagreementError, checking_indexes
 
 TENANT = TenantId("tenant-a")
 
 
 class TestMemoryVectorStore(VectorStoreCompliance):
+    """The suite unchanged, on a store that checks its records and matrices after every call
+    (``tests.index_checks``), property cases included."""
+
     async def new_store(self) -> VectorStore:
-        return InMemoryVectorStore(dimension=self.DIMENSION)
+        return checking_indexes(InMemoryVectorStore)(dimension=self.DIMENSION)
 
 
 class TestMemoryVectorStoreThroughTheMatrix(VectorStoreCompliance):
     """Every tenant searched through numpy's matrix product, however small."""
 
     async def new_store(self) -> VectorStore:
-        return InMemoryVectorStore(dimension=self.DIMENSION, vectorised=True, vectorise_from=1)
+        return checking_indexes(InMemoryVectorStore)(
+            dimension=self.DIMENSION, vectorised=True, vectorise_from=1
+        )
 
 
 class TestMemoryVectorStoreInPurePython(VectorStoreCompliance):
@@ -173,3 +180,42 @@ class TestMemoryVectorStoreSpecifics:
         for k in (1, 3, 10):
             query = [x + rng.gauss(0, 1e-3) for x in base]
             assert await matrix.search(TENANT, query, k=k) == await scan.search(TENANT, query, k=k)
+
+
+class _WritesBehindTheMatrix(InMemoryVectorStore):
+    """Replaces a record without counting the write, so a cached matrix still claims to be
+    current: search scores the old vector."""
+
+    async def upsert_many(self, tenant_id: TenantId, records: Sequence[VectorRecord]) -> None:
+        for record in records:
+            key = (tenant_id, record.entity_id)
+            if key in self._records:
+                dict.__setitem__(self._records, key, record.model_copy(deep=True))
+            else:
+                await super().upsert_many(tenant_id, [record])
+
+
+class TestTheIndexCheck:
+    """``index_problems`` (run after every call of the suite above) sees what it is for."""
+
+    async def test_it_names_a_matrix_that_claims_to_be_current(self) -> None:
+        """A write the matrix never heard of fails at the write, not at a wrong score."""
+        store = checking_indexes(_WritesBehindTheMatrix)(
+            dimension=2, vectorised=True, vectorise_from=1
+        )
+        entity = random_entity_id()
+        await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[1.0, 0.0]))
+        await store.search(TENANT, [1.0, 0.0])
+        with pytest.raises(IndexDisagreementError, match="holds other records"):
+            await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[0.0, 1.0]))
+
+    async def test_the_intact_store_passes_the_same_calls(self) -> None:
+        """The control: the same calls on the unbroken store raise nothing."""
+        store = checking_indexes(InMemoryVectorStore)(
+            dimension=2, vectorised=True, vectorise_from=1
+        )
+        entity = random_entity_id()
+        await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[1.0, 0.0]))
+        await store.search(TENANT, [1.0, 0.0])
+        await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[0.0, 1.0]))
+        assert store.index_problems() == []

@@ -152,6 +152,44 @@ class InMemoryEventLog:
             self._texts.pop((tenant_id, item.event_id), None)
         return len(erased)
 
+    def index_problems(self) -> list[str]:
+        """How the stream, id and text indexes differ from the tenant logs; ``[]`` if not.
+
+        Each tenant's log is the truth: its positions ascend and never pass the counter,
+        its streams are it split by stream with versions 1..n, every event is found by its id
+        and its stored text decodes to its payload. For tests; it reads the whole log.
+        """
+        problems: list[str] = []
+        streams: dict[tuple[TenantId, str], list[StoredEvent]] = {}
+        by_id: dict[tuple[TenantId, EventId], StoredEvent] = {}
+        for tenant_id, log in self._log.items():
+            positions = [item.position for item in log]
+            if positions != sorted(set(positions)) or any(
+                p > self._last_position for p in positions
+            ):
+                problems.append(f"tenant {tenant_id!r} holds positions {positions}")
+            for item in log:
+                streams.setdefault((tenant_id, item.stream), []).append(item)
+                by_id[(tenant_id, item.event_id)] = item
+        for key, events in self._streams.items():
+            held = streams.get(key, [])
+            if [id(item) for item in events] != [id(item) for item in held]:
+                problems.append(f"stream {key!r} lists other events than its tenant's log")
+            if [item.stream_version for item in events] != list(range(1, len(events) + 1)):
+                problems.append(f"stream {key!r} has versions out of 1..{len(events)}")
+        if missing := sorted(streams.keys() - self._streams.keys()):
+            problems.append(f"streams missing from the stream index: {missing}")
+        if by_id.keys() != self._by_id.keys() or any(
+            self._by_id[key] is not item for key, item in by_id.items()
+        ):
+            problems.append("the id index and the logs hold different events")
+        for event_key, text in self._texts.items():
+            if event_key not in by_id:
+                problems.append(f"a payload text is kept for {event_key!r}, absent from the log")
+            elif json.loads(text) != by_id[event_key].payload:
+                problems.append(f"the payload text of {event_key!r} differs from its event")
+        return problems
+
     async def close(self) -> None:
         """Nothing to release; the log keeps its events."""
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import copy
 import heapq
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeVar
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
-from redstring.domain.models import Alias, Entity, Neighbour, Relationship
+from redstring.domain.ids import EntityId, RelationshipId, TenantId, distinct, id_text
+from redstring.domain.models import Alias, Entity, Neighbour, Relationship, key_set
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import (
     Direction,
@@ -77,12 +77,12 @@ class InMemoryGraphStore:
         Raises ``ValueError`` when ``entity.id`` is currently an alias of the tenant.
         """
         self._refuse_alias_ids(tenant_id, [entity.id])
-        self._write_entity(tenant_id, _copy(entity))
+        self._write_entity(tenant_id, _stored(entity))
 
     async def upsert_entities(self, tenant_id: TenantId, entities: Sequence[Entity]) -> None:
         """Insert or replace every entity, or none when any id is an alias; last duplicate wins."""
         self._refuse_alias_ids(tenant_id, [entity.id for entity in entities])
-        copies = [_copy(entity) for entity in entities]
+        copies = [_stored(entity) for entity in entities]
         for entity in copies:
             self._write_entity(tenant_id, entity)
 
@@ -227,7 +227,7 @@ class InMemoryGraphStore:
             for endpoint in (relationship.subject_id, relationship.object_id)
         ]
         self._require_entities(tenant_id, endpoints)
-        copies = [_copy(relationship) for relationship in relationships]
+        copies = [_stored(relationship) for relationship in relationships]
         for relationship in copies:
             self._write_edge(tenant_id, relationship)
 
@@ -314,6 +314,55 @@ class InMemoryGraphStore:
             for endpoint_key in [key for key in index if key[0] == tenant_id]:
                 del index[endpoint_key]
         return removed
+
+    # -- self-check -------------------------------------------------------------------------
+
+    def index_problems(self) -> list[str]:
+        """How the indexes and rows break the store's rules; ``[]`` when they keep them.
+
+        The key, endpoint and alias indexes are rebuilt from the rows and compared with the
+        ones the writes kept in step, and the rows are checked against the port: no dangling
+        edge or alias, no alias id that is an entity, each key and evidence chunk once. A
+        half-applied update is named here instead of passing silently. For tests; it reads
+        the whole store.
+        """
+        problems: list[str] = []
+        blocking: dict[tuple[TenantId, str], set[EntityId]] = {}
+        for (tenant_id, entity_id), entity in self._entities.items():
+            if entity.id != entity_id:
+                problems.append(f"entity row {entity_id} holds entity {entity.id}")
+            if entity.blocking_keys != key_set(entity.blocking_keys):
+                problems.append(f"entity {entity_id} holds keys {entity.blocking_keys!r}")
+            if len(distinct(entity.provenance.chunk_ids)) != len(entity.provenance.chunk_ids):
+                problems.append(f"entity {entity_id} names an evidence chunk twice")
+            if (tenant_id, entity_id) in self._aliases:
+                problems.append(f"{entity_id} is both an entity and an alias of {tenant_id!r}")
+            for key in entity.blocking_keys:
+                blocking.setdefault((tenant_id, key), set()).add(entity_id)
+        outgoing: dict[tuple[TenantId, EntityId], set[RelationshipId]] = {}
+        incoming: dict[tuple[TenantId, EntityId], set[RelationshipId]] = {}
+        for (tenant_id, edge_id), edge in self._relationships.items():
+            if edge.id != edge_id:
+                problems.append(f"relationship row {edge_id} holds relationship {edge.id}")
+            if len(distinct(edge.provenance.chunk_ids)) != len(edge.provenance.chunk_ids):
+                problems.append(f"relationship {edge_id} names an evidence chunk twice")
+            for end in (edge.subject_id, edge.object_id):
+                if (tenant_id, end) not in self._entities:
+                    problems.append(f"relationship {edge_id} dangles: no entity {end}")
+            outgoing.setdefault((tenant_id, edge.subject_id), set()).add(edge_id)
+            incoming.setdefault((tenant_id, edge.object_id), set()).add(edge_id)
+        aliases_of: dict[tuple[TenantId, EntityId], set[EntityId]] = {}
+        for (tenant_id, alias_id), alias in self._aliases.items():
+            if alias.alias_id != alias_id:
+                problems.append(f"alias row {alias_id} holds alias {alias.alias_id}")
+            if (tenant_id, alias.canonical_id) not in self._entities:
+                problems.append(f"alias {alias_id} dangles: no entity {alias.canonical_id}")
+            aliases_of.setdefault((tenant_id, alias.canonical_id), set()).add(alias_id)
+        problems += _index_difference("blocking-key", self._blocking, blocking)
+        problems += _index_difference("outgoing-edge", self._outgoing, outgoing)
+        problems += _index_difference("incoming-edge", self._incoming, incoming)
+        problems += _index_difference("alias", self._aliases_of, aliases_of)
+        return problems
 
     # -- internals --------------------------------------------------------------------------
 
@@ -444,6 +493,29 @@ def _copy(model: _Stored) -> _Stored:
     fields = clone.__dict__
     fields["attributes"] = _json_copy(model.attributes)
     fields["provenance"] = copy.copy(model.provenance)
+    return clone
+
+
+def _index_difference(
+    name: str, held: Mapping[_Key, set[_Member]], rebuilt: Mapping[_Key, set[_Member]]
+) -> list[str]:
+    """A problem naming where an index differs from the one its rows imply, if it does."""
+    differing = sorted(
+        str(key) for key in held.keys() | rebuilt.keys() if held.get(key) != rebuilt.get(key)
+    )
+    return [f"the {name} index differs from the rows at {differing}"] if differing else []
+
+
+def _stored(model: _Stored) -> _Stored:
+    """The copy of ``model`` this store keeps: its lists as validation holds them (ADR 0028).
+
+    A list set with ``model_copy(update=...)`` skips validation; holding it as given would
+    index an entity under one key twice, and the second removal would fail.
+    """
+    clone = _copy(model)
+    if isinstance(clone, Entity):
+        clone.__dict__["blocking_keys"] = key_set(model.blocking_keys)
+    clone.provenance.__dict__["chunk_ids"] = distinct(model.provenance.chunk_ids)
     return clone
 
 

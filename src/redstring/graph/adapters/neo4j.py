@@ -32,7 +32,7 @@ from neo4j import AsyncDriver, AsyncGraphDatabase, Auth, EagerResult, RoutingCon
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, id_text
-from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
+from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship, key_set
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import (
     MAX_LIMIT,
@@ -599,7 +599,8 @@ def _entity_properties(entity: Entity) -> dict[str, Any]:
     return {
         "type": entity.type,
         "name": entity.name,
-        "blocking_keys": list(entity.blocking_keys),
+        # Each key once, as the model holds them, even past validation (ADR 0028).
+        "blocking_keys": list(key_set(entity.blocking_keys)),
         "attributes_json": _dump_json(entity.attributes),
         "provenance_json": entity.provenance.model_dump_json(),
     }

@@ -24,7 +24,7 @@ import asyncpg
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
-from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship
+from redstring.domain.models import Alias, Entity, Neighbour, Provenance, Relationship, key_set
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import (
     Direction,
@@ -224,7 +224,7 @@ class PostgresGraphStore(NamesOnlyStore):
                 [entity.type for entity in batch],
                 [entity.name for entity in batch],
                 [_json(entity.attributes) for entity in batch],
-                [_json(list(entity.blocking_keys)) for entity in batch],
+                [_json(list(key_set(entity.blocking_keys))) for entity in batch],
                 [entity.provenance.model_dump_json() for entity in batch],
             )
             await conn.execute(
@@ -232,7 +232,8 @@ class PostgresGraphStore(NamesOnlyStore):
                 tenant_id,
                 ids,
             )
-            pairs = [(entity.id, key) for entity in batch for key in entity.blocking_keys]
+            # Each key once, as the model holds them, even past validation (ADR 0028).
+            pairs = [(entity.id, key) for entity in batch for key in key_set(entity.blocking_keys)]
             if pairs:
                 await conn.execute(
                     f"INSERT INTO {self._keys} (tenant_id, entity_id, key) "

@@ -103,6 +103,51 @@ class GraphStoreCompliance(
         _expect(await store.resolve_entity_ids(TENANT, []), {}, "resolve_entity_ids of no ids")
         _expect(await store.get_relationships_for(TENANT, []), [], "get_relationships_for([])")
 
+    async def test_an_id_key_or_type_given_twice_means_it_once(self, store: GraphStore) -> None:
+        """A list argument is a collection (ADR 0028): an id, key or relationship type given
+        twice to a read or delete answers exactly as given once, with no entity, edge or
+        count doubled. On failure check reads that join or loop over the given list without
+        making it distinct first.
+        """
+        ada = _entity("Ada", keys=("k:a", "k:b"))
+        grace = _entity("Grace", keys=("k:b",))
+        await store.upsert_entities(TENANT, [ada, grace])
+        edge = _edge(ada.id, grace.id)
+        await store.upsert_relationship(TENANT, edge)
+        twice = [ada.id, grace.id, ada.id, ada.id]
+        _expect(
+            await store.get_entities(TENANT, twice),
+            await store.get_entities(TENANT, [ada.id, grace.id]),
+            "get_entities with an id given three times",
+        )
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:b", "k:a", "k:b"]),
+            await store.find_by_blocking_keys(TENANT, ["k:a", "k:b"]),
+            "find_by_blocking_keys with a key given twice",
+        )
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:b", "k:b"], limit_per_key=1),
+            {"k:b": _by_id([ada, grace])[:1]},
+            "find_by_blocking_keys with a key given twice and a limit",
+        )
+        _expect(
+            await store.resolve_entity_ids(TENANT, twice),
+            {ada.id: ada.id, grace.id: grace.id},
+            "resolve_entity_ids with an id given three times",
+        )
+        _expect(await store.get_relationships_for(TENANT, twice), [edge], "get_relationships_for")
+        for direction in ("out", "in", "both"):
+            _expect(
+                await store.neighbours(
+                    TENANT, ada.id, direction=direction, relationship_types=["KNOWS", "KNOWS"]
+                ),
+                await store.neighbours(
+                    TENANT, ada.id, direction=direction, relationship_types=["KNOWS"]
+                ),
+                f"neighbours({direction!r}) with a relationship type given twice",
+            )
+        _expect(await store.delete_entities(TENANT, twice), 2, "delete_entities counts each once")
+
     async def test_text_arguments_no_store_can_hold_are_refused(self, store: GraphStore) -> None:
         """A NUL or lone surrogate in a tenant, key or type raises ``InvalidArgumentError``
         from every method, read or write, rather than a driver error or an empty match."""

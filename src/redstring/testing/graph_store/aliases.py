@@ -135,6 +135,35 @@ class AliasStoreCases(GraphCases):
             "resolve_entity_ids of the re-pointed alias",
         )
 
+    async def test_an_alias_written_twice_is_one_alias(self, store: GraphStore) -> None:
+        """Writing the same alias twice (a replayed merge) leaves one alias: listed once,
+        resolved once however often it is asked for, removed by one ``remove_alias``, and
+        gone with its canonical. On failure check that the canonical's alias index holds an
+        alias id once, not once per write.
+        """
+        ada, grace = _entity("Ada"), _entity("Grace")
+        await store.upsert_entities(TENANT, [ada, grace])
+        alias = _alias(_entity_id(), ada.id)
+        for _ in range(3):
+            await store.upsert_alias(TENANT, alias)
+        _expect(await store.find_aliases(TENANT, ada.id), [alias], "find_aliases after 3 writes")
+        _expect(
+            await store.resolve_entity_ids(TENANT, [alias.alias_id, ada.id, alias.alias_id]),
+            {alias.alias_id: ada.id, ada.id: ada.id},
+            "resolve_entity_ids with the alias asked twice",
+        )
+        _expect(await store.remove_alias(TENANT, alias.alias_id), True, "remove_alias")
+        _expect(await store.find_aliases(TENANT, ada.id), [], "find_aliases after one removal")
+        _expect(await store.remove_alias(TENANT, alias.alias_id), False, "remove_alias, again")
+        moved = _alias(alias.alias_id, grace.id)
+        for written in (alias, alias, moved, moved):
+            await store.upsert_alias(TENANT, written)
+        _expect(await store.find_aliases(TENANT, ada.id), [], "the old canonical's aliases")
+        _expect(await store.find_aliases(TENANT, grace.id), [moved], "the new canonical's")
+        _expect(await store.delete_entities(TENANT, [grace.id]), 1, "deleting the canonical")
+        _expect(await store.resolve_entity_ids(TENANT, [alias.alias_id]), {}, "the alias after")
+        _expect(await store.find_aliases(TENANT, grace.id), [], "aliases of the deleted one")
+
     async def test_find_aliases_lists_the_aliases_of_one_canonical_by_alias_id(
         self, store: GraphStore
     ) -> None:

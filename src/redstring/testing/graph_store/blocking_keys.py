@@ -101,6 +101,53 @@ class BlockingKeyIndexCases(GraphCases):
             "find_by_blocking_keys(['k:a', 'k:b', 'k:none'])",
         )
 
+    async def test_a_key_listed_twice_is_indexed_once_and_every_later_write_works(
+        self, store: GraphStore
+    ) -> None:
+        """An entity listing a key twice is held with its keys sorted and each once (ADR 0003,
+        ADR 0028), also when the repeat skipped validation (``model_copy(update=...)``):
+        every key read lists it once, and re-upserting, re-keying and deleting it work after.
+        On failure check that key index entries are written and removed once per distinct
+        key (the in-memory store raised ``KeyError`` on the second removal; PostgreSQL and
+        Neo4j listed the entity twice under the key).
+        """
+        ids = _ids_in_text_order(2)
+        built = _entity("Ada", entity_id=ids[0], keys=("k:b", "k:a", "k:b"))
+        plain = _entity("Adah", entity_id=ids[1], keys=("k:a", "k:b"))
+        smuggled = plain.model_copy(update={"blocking_keys": ("k:b", "k:a", "k:b", "k:b")})
+        for entity in (built, smuggled, smuggled):
+            await store.upsert_entity(TENANT, entity)
+        await store.upsert_entities(TENANT, [smuggled, smuggled])
+        _expect(await store.get_entity(TENANT, plain.id), plain, "the entity with a repeated key")
+        for key in ("k:a", "k:b"):
+            _expect(
+                await store.find_by_blocking_key(TENANT, key),
+                [built, plain],
+                f"find_by_blocking_key({key!r}), each entity once",
+            )
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:b", "k:b", "k:a"], limit_per_key=2),
+            {"k:a": [built, plain], "k:b": [built, plain]},
+            "find_by_blocking_keys with a key asked twice",
+        )
+        rekeyed = plain.model_copy(update={"blocking_keys": ("k:c", "k:c")})
+        await store.upsert_entity(TENANT, rekeyed)
+        _expect(
+            await store.find_by_blocking_keys(TENANT, ["k:a", "k:b", "k:c"]),
+            {
+                "k:a": [built],
+                "k:b": [built],
+                "k:c": [plain.model_copy(update={"blocking_keys": ("k:c",)})],
+            },
+            "every key after re-keying the entity whose keys repeated",
+        )
+        _expect(await store.delete_entities(TENANT, [plain.id, plain.id]), 1, "delete, asked twice")
+        await store.upsert_entity(TENANT, smuggled)
+        _expect(await store.delete_by_tenant(TENANT), 2, "delete_by_tenant")
+        _expect(await store.find_by_blocking_keys(TENANT, ["k:a", "k:b", "k:c"]), {}, "no key")
+        await store.upsert_entity(TENANT, smuggled)
+        _expect(await store.find_by_blocking_key(TENANT, "k:b"), [plain], "written again")
+
     # -- tenancy: every read -------------------------------------------------------------------
 
     async def test_find_by_blocking_key_never_crosses_tenants(self, store: GraphStore) -> None:

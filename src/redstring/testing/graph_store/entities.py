@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from pydantic import JsonValue
 
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.ids import EntityId, id_text
-from redstring.domain.models import Entity
+from redstring.domain.ids import ChunkId, EntityId, SourceId, id_text
+from redstring.domain.models import Entity, Provenance
 from redstring.domain.portable import check_json
 from redstring.ports.graph_store import MAX_LIMIT, GraphStore
 from redstring.testing import strategies as gen
@@ -54,6 +54,36 @@ class EntityStoreCases(GraphCases):
         ada = _entity(keys=("Person|n:ada lovelace",))
         await store.upsert_entity(TENANT, ada)
         _expect(await store.get_entity(TENANT, ada.id), ada, "get_entity after upsert_entity")
+
+    async def test_provenance_naming_a_chunk_twice_reads_back_naming_it_once(
+        self, store: GraphStore
+    ) -> None:
+        """An entity's evidence names each chunk once, first position kept (ADR 0028), from
+        every read, also when the repeat skipped validation (``model_copy(update=...)``); a
+        re-upsert replaces it and a delete removes it. On failure check that provenance is
+        stored (or read back) as validation would hold it.
+        """
+        first, second = ChunkId("c-2"), ChunkId("c-1")
+        evidence = Provenance(source_id=SourceId("memo.md"), chunk_ids=(first, second))
+        held = _entity("Ada", keys=("k:ada",)).model_copy(update={"provenance": evidence})
+        repeated = evidence.model_copy(update={"chunk_ids": (first, second, first, first)})
+        smuggled = held.model_copy(update={"provenance": repeated})
+        for _ in range(2):
+            await store.upsert_entity(TENANT, smuggled)
+            await store.upsert_entities(TENANT, [smuggled])
+            _expect(await store.get_entity(TENANT, held.id), held, "get_entity")
+            _expect(await store.get_entities(TENANT, [held.id]), {held.id: held}, "get_entities")
+            _expect(await store.find_entities(TENANT), [held], "find_entities")
+            _expect(await store.find_by_blocking_key(TENANT, "k:ada"), [held], "the key read")
+        again = held.model_copy(update={"provenance": Provenance(chunk_ids=(second, second))})
+        await store.upsert_entity(TENANT, again)
+        _expect(
+            await store.get_entity(TENANT, held.id),
+            held.model_copy(update={"provenance": Provenance(chunk_ids=(second,))}),
+            "get_entity after a re-upsert with other evidence",
+        )
+        _expect(await store.delete_entities(TENANT, [held.id]), 1, "delete_entities")
+        _expect(await store.get_entity(TENANT, held.id), None, "get_entity after the delete")
 
     async def test_get_entity_of_an_unknown_id_is_none(self, store: GraphStore) -> None:
         """An id the tenant does not hold reads as ``None`` rather than raising."""

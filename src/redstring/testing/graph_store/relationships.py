@@ -9,7 +9,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring.domain.ids import EntityId, RelationshipId
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
+from redstring.domain.models import Provenance
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import GraphStore
 from redstring.testing import strategies as gen
@@ -51,6 +52,41 @@ class RelationshipStoreCases(GraphCases):
             None,
             "get_relationship of an unknown id",
         )
+
+    async def test_evidence_naming_a_chunk_twice_reads_back_naming_it_once(
+        self, store: GraphStore
+    ) -> None:
+        """A relationship's evidence names each chunk once, first position kept (ADR 0028),
+        from every read, also when the repeat skipped validation (``model_copy(update=...)``);
+        a re-upsert replaces it and deleting either end removes the edge. On failure check
+        that provenance is stored (or read back) as validation would hold it.
+        """
+        ada, grace = _entity("Ada"), _entity("Grace")
+        await store.upsert_entities(TENANT, [ada, grace])
+        first, second = ChunkId("c-2"), ChunkId("c-1")
+        evidence = Provenance(source_id=SourceId("memo.md"), chunk_ids=(first, second))
+        held = _edge(ada.id, grace.id).model_copy(update={"provenance": evidence})
+        repeated = evidence.model_copy(update={"chunk_ids": (first, second, first, second)})
+        smuggled = held.model_copy(update={"provenance": repeated})
+        for _ in range(2):
+            await store.upsert_relationship(TENANT, smuggled)
+            await store.upsert_relationships(TENANT, [smuggled, smuggled])
+            _expect(await store.get_relationship(TENANT, held.id), held, "get_relationship")
+            _expect(
+                await store.get_relationships_for(TENANT, [ada.id, grace.id, ada.id]),
+                [held],
+                "get_relationships_for, an endpoint asked twice",
+            )
+        again = held.model_copy(update={"provenance": Provenance(chunk_ids=(second, second))})
+        await store.upsert_relationship(TENANT, again)
+        _expect(
+            await store.get_relationship(TENANT, held.id),
+            held.model_copy(update={"provenance": Provenance(chunk_ids=(second,))}),
+            "get_relationship after a re-upsert with other evidence",
+        )
+        _expect(await store.delete_entities(TENANT, [grace.id]), 1, "deleting the object")
+        _expect(await store.get_relationship(TENANT, held.id), None, "the edge after it")
+        _expect(await store.get_relationships_for(TENANT, [ada.id]), [], "ada's edges after it")
 
     async def test_upsert_relationship_with_an_absent_endpoint_raises(
         self, store: GraphStore

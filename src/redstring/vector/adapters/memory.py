@@ -283,6 +283,34 @@ class InMemoryVectorStore:
             del self._records[key]
         return len(doomed)
 
+    def index_problems(self) -> list[str]:
+        """How the records and the search matrices break the store's rules; ``[]`` if not.
+
+        Every record sits under its own entity id at this store's dimension, and a tenant's
+        cached matrix that claims to be current (its version is the tenant's) holds exactly
+        the tenant's records, with their types. For tests; it reads the whole store.
+        """
+        problems: list[str] = []
+        by_tenant: dict[TenantId, dict[EntityId, VectorRecord]] = {}
+        for (tenant_id, entity_id), record in self._records.items():
+            if record.entity_id != entity_id:
+                problems.append(f"record row {entity_id} holds entity {record.entity_id}")
+            if len(record.vector) != self._dimension:
+                problems.append(f"record {entity_id} has {len(record.vector)} components")
+            by_tenant.setdefault(tenant_id, {})[entity_id] = record
+        versions = getattr(self._records, "versions", {})
+        for tenant_id, matrix in self._matrices.items():
+            if matrix.version != versions.get(tenant_id, 0):
+                continue  # stale, and rebuilt before its next use
+            held = by_tenant.get(tenant_id, {})
+            if {id(record) for record in matrix.records} != {id(r) for r in held.values()}:
+                problems.append(f"the current matrix of {tenant_id!r} holds other records")
+            if matrix.types != [entity_type_of(record.metadata) for record in matrix.records]:
+                problems.append(f"the current matrix of {tenant_id!r} has stale types")
+            if len(matrix.rows) != len(matrix.records):
+                problems.append(f"the current matrix of {tenant_id!r} has a row per other record")
+        return problems
+
     async def close(self) -> None:
         """Nothing to release; the data stays. Safe to call any number of times."""
 
