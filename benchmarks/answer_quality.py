@@ -23,6 +23,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from benchmarks.embedding_choice import EMBEDDINGS, load_embeddings
 from benchmarks.retrieval_quality import (
     DEFAULT_QUESTIONS,
     KINDS,
@@ -35,7 +36,7 @@ from redstring import KnowledgeGraph
 from redstring.corpus import load_corpus
 
 
-async def evaluate(questions_path: Path) -> list[list[str]]:
+async def evaluate(questions_path: Path, embeddings: str = "default") -> list[list[str]]:
     """One row per question kind and one for all: count, answer names, support quoted."""
     from redstring.extraction.adapters.spacy import SpacyExtractor
 
@@ -43,7 +44,9 @@ async def evaluate(questions_path: Path) -> list[list[str]]:
     questions = load_questions(questions_path, corpus)
     names = {entity.id: [name.casefold() for name in entity.names] for entity in corpus.entities}
     rows: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    async with KnowledgeGraph.in_memory(extractor=SpacyExtractor()) as graph:
+    async with KnowledgeGraph.in_memory(
+        extractor=SpacyExtractor(), embeddings=load_embeddings(embeddings)
+    ) as graph:
         for document in corpus.documents:
             await graph.ingest(TENANT, document.id, document.text, schema=corpus.schema)
         for question in questions:
@@ -69,8 +72,9 @@ async def evaluate(questions_path: Path) -> list[list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--embeddings", choices=sorted(EMBEDDINGS), default="default")
     arguments = parser.parse_args()
-    rows = asyncio.run(evaluate(arguments.questions))
+    rows = asyncio.run(evaluate(arguments.questions, arguments.embeddings))
     print(f"questions: {arguments.questions}")
     print_table(["kind", "questions", "answer names", "support quoted"], rows)
 

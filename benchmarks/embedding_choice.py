@@ -13,11 +13,18 @@ def _static() -> EmbeddingProvider:
     return LocalStaticEmbeddingProvider.bundled()
 
 
+def _minilm() -> EmbeddingProvider:
+    from redstring.embeddings.adapters.onnx import OnnxEmbeddingProvider
+
+    return OnnxEmbeddingProvider.minilm()
+
+
 EMBEDDINGS: dict[str, Callable[[], EmbeddingProvider]] = {
-    "default": _static,
+    "default": _minilm,
     "static": _static,
+    "minilm": _minilm,
 }
-"""``default`` is what ``KnowledgeGraph.in_memory()`` uses when given no provider."""
+"""``default`` is what ``KnowledgeGraph.in_memory()`` uses when given no provider (MiniLM)."""
 
 
 def load_embeddings(name: str) -> EmbeddingProvider:

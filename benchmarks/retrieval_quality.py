@@ -39,12 +39,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.embedding_choice import EMBEDDINGS, load_embeddings
 from benchmarks.gold_world import CHUNK_CHARS, CHUNK_OVERLAP, GoldWorld, write_gold_world
 from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.corpus import Corpus, load_corpus
 from redstring.domain.ids import TenantId
 from redstring.domain.name_forms import normalise_name
-from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
 from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -127,7 +127,7 @@ def entity_recall(result: QueryResult, question: Question, world: GoldWorld) -> 
 
 
 async def evaluate_pipeline(
-    questions: Sequence[Question], chunk_chars: int = CHUNK_CHARS
+    questions: Sequence[Question], chunk_chars: int = CHUNK_CHARS, embeddings: str = "default"
 ) -> dict[str, dict[str, tuple[float, float]]]:
     """As :func:`evaluate`, over the corpus as the product ingests it (spaCy extraction)."""
     from redstring import IngestSettings, KnowledgeGraph
@@ -138,7 +138,9 @@ async def evaluate_pipeline(
     # product's default is 1,200 characters: 26 passages, a top 5 holding a fifth of them).
     overlap = min(CHUNK_OVERLAP * chunk_chars // CHUNK_CHARS, chunk_chars // 4)
     settings = IngestSettings(chunk_chars=chunk_chars, chunk_overlap=overlap)
-    graph = KnowledgeGraph.in_memory(extractor=SpacyExtractor(), settings=settings)
+    graph = KnowledgeGraph.in_memory(
+        extractor=SpacyExtractor(), settings=settings, embeddings=load_embeddings(embeddings)
+    )
     async with graph:
         for document in corpus.documents:
             await graph.ingest(TENANT, document.id, document.text, schema=corpus.schema)
@@ -205,10 +207,12 @@ async def _score(
     return table
 
 
-async def evaluate(questions: Sequence[Question]) -> dict[str, dict[str, tuple[float, float]]]:
+async def evaluate(
+    questions: Sequence[Question], embedding_name: str = "default"
+) -> dict[str, dict[str, tuple[float, float]]]:
     """Per configuration, per kind (and ``all``): mean passage and entity recall@5."""
     corpus = load_corpus()
-    embeddings = LocalStaticEmbeddingProvider.bundled()
+    embeddings = load_embeddings(embedding_name)
     graph = InMemoryGraphStore()
     vectors = InMemoryVectorStore(dimension=embeddings.dimension)
     passages = InMemoryVectorStore(dimension=embeddings.dimension)
@@ -285,12 +289,13 @@ def main() -> None:
         default=CHUNK_CHARS,
         help="with --pipeline: passage size in characters (the product's default is 1200)",
     )
+    parser.add_argument("--embeddings", choices=sorted(EMBEDDINGS), default="default")
     arguments = parser.parse_args()
     questions = load_questions(arguments.questions, load_corpus())
     table = asyncio.run(
-        evaluate_pipeline(questions, arguments.chunk_chars)
+        evaluate_pipeline(questions, arguments.chunk_chars, arguments.embeddings)
         if arguments.pipeline
-        else evaluate(questions)
+        else evaluate(questions, arguments.embeddings)
     )
     print(f"questions: {arguments.questions} ({len(questions)})")
     print(render(table, questions))

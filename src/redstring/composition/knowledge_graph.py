@@ -12,7 +12,8 @@ or let :meth:`KnowledgeGraph.in_memory` / :meth:`KnowledgeGraph.on_postgres` bui
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
 
@@ -140,16 +141,18 @@ class KnowledgeGraph:
     ) -> KnowledgeGraph:
         """A graph held in this process's memory (lost when the process ends).
 
-        Without ``embeddings`` it uses the bundled offline model
-        (``LocalStaticEmbeddingProvider.bundled()``, the ``embeddings`` extra). Passages get
-        their own vector store, so ``query`` searches them by meaning too.
+        Without ``embeddings`` it uses the offline MiniLM model
+        (``OnnxEmbeddingProvider.minilm()``, the ``embeddings`` extra; ADR 0032); pass
+        ``LocalStaticEmbeddingProvider.bundled()`` for the 64-dimension static model, about
+        fifty times faster to embed a passage and much weaker. Passages get their own vector
+        store, so ``query`` searches them by meaning too.
         """
         from redstring.chunks.adapters.memory import InMemoryChunkStore
         from redstring.eventlog.adapters.memory import InMemoryEventLog
         from redstring.graph.adapters.memory import InMemoryGraphStore
         from redstring.vector.adapters.memory import InMemoryVectorStore
 
-        provider = embeddings or _bundled_embeddings()
+        provider = embeddings or _minilm_embeddings()
         return cls(
             graph=InMemoryGraphStore(),
             vectors=InMemoryVectorStore(dimension=provider.dimension),
@@ -481,12 +484,26 @@ def _name(history: TenantHistory, entity_id: EntityId) -> str | None:
     return known.entity.name if known is not None else None
 
 
+def _minilm_embeddings() -> EmbeddingProvider:
+    """MiniLM (ADR 0032), the default of a graph that keeps nothing."""
+    with _needs_the_embeddings_extra():
+        from redstring.embeddings.adapters.onnx import OnnxEmbeddingProvider
+    return OnnxEmbeddingProvider.minilm()
+
+
 def _bundled_embeddings() -> EmbeddingProvider:
-    try:
+    """The 64-d static model: the default where stored vectors already have its dimension."""
+    with _needs_the_embeddings_extra():
         from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+    return LocalStaticEmbeddingProvider.bundled()
+
+
+@contextmanager
+def _needs_the_embeddings_extra() -> Iterator[None]:
+    try:
+        yield
     except ImportError as error:  # pragma: no cover - depends on the installed extras
         raise ImportError(
             "the default embedding model needs the 'embeddings' extra (pip install "
             "'redstring[embeddings]'), or pass embeddings=<an EmbeddingProvider>"
         ) from error
-    return LocalStaticEmbeddingProvider.bundled()

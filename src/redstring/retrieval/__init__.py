@@ -17,7 +17,8 @@ from redstring.retrieval.results import (
     RetrievedPassage,
     RetrievedRelationship,
 )
-from redstring.retrieval.service import RetrievalSettings, Retriever
+from redstring.retrieval.retriever import Retriever
+from redstring.retrieval.settings import RetrievalSettings
 
 __all__ = [
     "Answer",

@@ -7,28 +7,36 @@ shown as evidence. With no relevant context (no passage) the model is not called
 answer says so; when the model says the context does not answer, so does the answer.
 
 With no model: an *extractive* answer, labelled ``kind="extractive"``: the sentences of the
-best passages that match the question best, quoted and cited, and the graph facts those
-passages evidence. Nothing is generated.
+context's passages that answer (:mod:`~redstring.retrieval.extractive`), quoted and cited,
+each followed by the graph facts it states; ``kind="unanswerable"`` when none does. Nothing is
+generated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from redstring.domain.chunk_ranking import tokenize
 from redstring.domain.errors import InvalidArgumentError
 from redstring.ports.llm_provider import LlmProvider
+from redstring.retrieval.extractive import QuotedSentence, answer_sentences
 from redstring.retrieval.results import (
     Answer,
     AnswerDraft,
     Citation,
     QueryResult,
     RetrievedPassage,
+    RetrievedRelationship,
 )
-from redstring.retrieval.sentences import score_sentences, sentences
-from redstring.retrieval.service import Retriever
+from redstring.retrieval.retriever import Retriever
 
-__all__ = ["ANSWER_SYSTEM_PROMPT", "NO_CONTEXT_ANSWER", "Answerer", "best_sentences", "sentences"]
+__all__ = [
+    "ANSWER_SYSTEM_PROMPT",
+    "NOT_FOUND_ANSWER",
+    "NO_CONTEXT_ANSWER",
+    "Answerer",
+    "supporting_facts",
+]
 
 ANSWER_SYSTEM_PROMPT = (
     "You answer a question using only the numbered passages and graph facts given. "
@@ -41,13 +49,19 @@ ANSWER_SYSTEM_PROMPT = (
 NO_CONTEXT_ANSWER = "The documents hold nothing relevant to this question, so there is no answer."
 """The text of an answer given without any passage to answer from."""
 
+NOT_FOUND_ANSWER = (
+    "Not found: no sentence of the retrieved passages answers the question "
+    "(extractive answer, no language model configured)."
+)
+"""The text of an extractive answer when no sentence holds enough of the question."""
+
 
 class Answerer:
     """Answers questions over one :class:`Retriever`, with or without a model.
 
-    ``context_passages`` bounds how many passages the model is shown (and an extractive
-    answer reads), ``extractive_passages`` how many passages an extractive answer cites and
-    ``extractive_sentences`` how many sentences it quotes. Model errors
+    ``context_passages`` bounds how many passages the model is shown and an extractive
+    answer reads (all of them); an extractive answer quotes at most ``extractive_sentences``
+    sentences, or ``list_sentences`` for a question asking for a list. Model errors
     (:class:`~redstring.ports.errors.LlmProviderError`) propagate unchanged.
     """
 
@@ -56,21 +70,20 @@ class Answerer:
         retriever: Retriever,
         llm: LlmProvider | None = None,
         *,
-        context_passages: int = 8,
-        extractive_passages: int = 3,
+        context_passages: int = 10,
         extractive_sentences: int = 3,
+        list_sentences: int = 8,
     ) -> None:
-        if min(context_passages, extractive_passages, extractive_sentences) < 1:
+        if min(context_passages, extractive_sentences, list_sentences) < 1:
             raise InvalidArgumentError(
-                "context_passages, extractive_passages and extractive_sentences must be at "
-                f"least 1, got {context_passages}, {extractive_passages} and "
-                f"{extractive_sentences}"
+                "context_passages, extractive_sentences and list_sentences must be at least "
+                f"1, got {context_passages}, {extractive_sentences} and {list_sentences}"
             )
         self._retriever = retriever
         self._llm = llm
         self._context_passages = context_passages
-        self._extractive_passages = extractive_passages
         self._extractive_sentences = extractive_sentences
+        self._list_sentences = list_sentences
 
     async def ask(self, tenant: str, question: str, *, depth: int = 1) -> Answer:
         """Answer ``question`` from the tenant's documents, citing passages of the context."""
@@ -114,37 +127,40 @@ class Answerer:
         )
 
     def _extractive(self, question: str, context: QueryResult) -> Answer:
-        """The best sentences of the context for ``question``, each cited by its passage.
+        """The sentences of the context that answer ``question``, each cited by its passage
+        and followed by the graph facts it states (:mod:`~redstring.retrieval.extractive`).
 
-        Sentences come from the first ``extractive_passages`` passages; each scores the
-        summed weight of the question's words it holds (a word rare among these sentences
-        weighs more, so "the" and "is" barely count), damped by its passage's rank and by
-        its length. The
-        ``extractive_sentences`` best are quoted in score order; with no sentence holding a
-        question word, each passage's first sentence stands in. Graph facts follow when a
-        quoted passage evidences them.
+        Sentences come from every passage of the context; none that restates the question,
+        none twice; as many as score near the best (more for a question asking for a list).
+        When no sentence holds enough of the question, the answer says it was not found.
         """
-        quoted = context.passages[: self._extractive_passages]
-        chosen = best_sentences(question, quoted, self._extractive_sentences)
+        chosen = answer_sentences(
+            question,
+            context.passages,
+            limit=self._extractive_sentences,
+            list_limit=self._list_sentences,
+        )
+        if not chosen:
+            return Answer(
+                question=question,
+                text=NOT_FOUND_ANSWER,
+                kind="unanswerable",
+                citations=(),
+                context=context,
+            )
         lines = [
             "Extractive answer (no language model configured): the sentences of the "
-            "retrieved passages that best match the question."
+            "retrieved passages that answer the question."
         ]
-        lines.extend(f"- {sentence.text} [{sentence.marker}]" for sentence in chosen)
-        cited = [p for p in quoted if any(s.marker == p.marker for s in chosen)]
-        shown = {passage.marker for passage in cited}
-        facts = [
-            fact
-            for fact in context.relationships
-            if any(marker in shown for marker in fact.passages)
-        ]
-        if facts:
-            lines.append("Graph facts:")
-            for fact in facts:
-                markers = "".join(f"[{m}]" for m in fact.passages if m in shown)
+        for sentence in chosen:
+            lines.append(f"- {sentence.text} [{sentence.marker}]")
+            for fact in supporting_facts(sentence, context.relationships):
                 lines.append(
-                    f"- {fact.subject_name} {fact.relationship.type} {fact.object_name} {markers}"
+                    f"  graph fact: {fact.subject_name} {fact.relationship.type} "
+                    f"{fact.object_name} [{sentence.marker}]"
                 )
+        markers = dict.fromkeys(sentence.marker for sentence in chosen)
+        cited = [passage for passage in context.passages if passage.marker in markers]
         return Answer(
             question=question,
             text="\n".join(lines),
@@ -154,42 +170,20 @@ class Answerer:
         )
 
 
-@dataclass(frozen=True)
-class QuotedSentence:
-    """One sentence of a passage, with the passage's marker and its score for a question."""
-
-    text: str
-    marker: str
-    score: float
-
-
-def best_sentences(
-    question: str, passages: Sequence[RetrievedPassage], limit: int
-) -> list[QuotedSentence]:
-    """The ``limit`` sentences of ``passages`` that best match ``question``, best first.
-
-    A sentence scores the sum, over the distinct question words it holds, of that word's
-    inverse frequency among all the candidate sentences, divided by ``1 + 0.25 * rank`` of
-    its passage (rank 0 is the best passage) and, as BM25 normalises documents, by
-    ``0.5 + 0.5 * length / mean length`` (a long sentence holds more words by chance). Ties
-    keep passage and sentence order. When no sentence holds a question word, the passages'
-    first sentences are returned instead.
-    """
-    markers = [passage.marker for passage in passages]
-    scored = [
-        QuotedSentence(text=sentence.text, marker=markers[sentence.rank], score=sentence.score)
-        for sentence in score_sentences(question, [passage.text for passage in passages])
+def supporting_facts(
+    sentence: QuotedSentence, facts: Sequence[RetrievedRelationship]
+) -> list[RetrievedRelationship]:
+    """The graph facts ``sentence`` states: evidenced by its passage, both ends named in it."""
+    text = f" {' '.join(tokenize(sentence.text))} "
+    return [
+        fact
+        for fact in facts
+        if sentence.marker in fact.passages
+        and all(
+            f" {' '.join(tokenize(name))} " in text
+            for name in (fact.subject_name, fact.object_name)
+        )
     ]
-    if not scored:
-        return []
-    matching = [sentence for sentence in scored if sentence.score > 0]
-    if not matching:
-        firsts: dict[str, QuotedSentence] = {}
-        for sentence in scored:
-            firsts.setdefault(sentence.marker, sentence)
-        return list(firsts.values())[:limit]
-    order = sorted(range(len(matching)), key=lambda index: (-matching[index].score, index))
-    return [matching[index] for index in order[:limit]]
 
 
 def _marker(raw: str) -> str:

