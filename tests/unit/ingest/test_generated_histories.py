@@ -10,8 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from redstring import KnowledgeGraph, tenant_id
+from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
+from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.ingest.service import IngestSettings
+from redstring.vector.adapters.memory import InMemoryVectorStore
+from tests.index_checks import checking_indexes
 from tests.ingest_support import (
     CITIES,
     ORGS,
@@ -100,9 +105,21 @@ async def test_incremental_state_equals_rebuilt_state_and_tenants_stay_apart(
     ops: list[tuple[str, str, str, str]],
 ) -> None:
     """Whatever happened, the stores match the log, a rebuild matches them, tenants are apart."""
-    kg = KnowledgeGraph.in_memory(
-        embeddings=FakeEmbeddingProvider(dimension=8),
+    await check_history(_checking_indexes_in_memory(), ops)
+
+
+def _checking_indexes_in_memory() -> KnowledgeGraph:
+    """``KnowledgeGraph.in_memory``'s adapters, each checking its indexes against its rows
+    after every call (``tests.index_checks``), so a history that leaves a projection's index
+    half-updated fails at the call that did it."""
+    embeddings = FakeEmbeddingProvider(dimension=8)
+    return KnowledgeGraph(
+        graph=checking_indexes(InMemoryGraphStore)(),
+        vectors=checking_indexes(InMemoryVectorStore)(dimension=embeddings.dimension),
+        chunks=checking_indexes(InMemoryChunkStore)(),
+        events=checking_indexes(InMemoryEventLog)(),
+        embeddings=embeddings,
         extractor=VocabularyExtractor(),
         settings=IngestSettings(chunk_chars=40, chunk_overlap=0),
+        passage_vectors=checking_indexes(InMemoryVectorStore)(dimension=embeddings.dimension),
     )
-    await check_history(kg, ops)
