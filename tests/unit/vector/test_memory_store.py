@@ -198,24 +198,22 @@ class _WritesBehindTheMatrix(InMemoryVectorStore):
 class TestTheIndexCheck:
     """``index_problems`` (run after every call of the suite above) sees what it is for."""
 
-    async def test_it_names_a_matrix_that_claims_to_be_current(self) -> None:
-        """A write the matrix never heard of fails at the write, not at a wrong score."""
-        store = checking_indexes(_WritesBehindTheMatrix)(
-            dimension=2, vectorised=True, vectorise_from=1
-        )
-        entity = random_entity_id()
-        await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[1.0, 0.0]))
-        await store.search(TENANT, [1.0, 0.0])
-        with pytest.raises(IndexDisagreementError, match="holds other records"):
-            await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[0.0, 1.0]))
-
-    async def test_the_intact_store_passes_the_same_calls(self) -> None:
-        """The control: the same calls on the unbroken store raise nothing."""
-        store = checking_indexes(InMemoryVectorStore)(
-            dimension=2, vectorised=True, vectorise_from=1
-        )
+    @staticmethod
+    async def _rewrite_after_a_search(adapter: type[InMemoryVectorStore]) -> InMemoryVectorStore:
+        """A record searched through a matrix, then replaced; returns the store."""
+        store = checking_indexes(adapter)(dimension=2, vectorised=True, vectorise_from=1)
         entity = random_entity_id()
         await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[1.0, 0.0]))
         await store.search(TENANT, [1.0, 0.0])
         await store.upsert(TENANT, VectorRecord(entity_id=entity, vector=[0.0, 1.0]))
+        return store
+
+    async def test_it_names_a_matrix_that_claims_to_be_current(self) -> None:
+        """A write the matrix never heard of fails at the write, not at a wrong score."""
+        with pytest.raises(IndexDisagreementError, match=r"after upsert.*holds other records"):
+            await self._rewrite_after_a_search(_WritesBehindTheMatrix)
+
+    async def test_the_intact_store_passes_the_same_calls(self) -> None:
+        """The control: the same calls on the unbroken store raise nothing."""
+        store = await self._rewrite_after_a_search(InMemoryVectorStore)
         assert store.index_problems() == []
