@@ -14,7 +14,9 @@ extractor once, as ``ingest`` would send it. Scoring is per document, micro-aver
   matches a gold relationship the document states is a true positive; any other distinct
   triple is a false positive.
 
-Extractors measured: ``SpacyExtractor`` (the offline default) and ``LlmExtractor`` over a
+Extractors measured: ``SpacyExtractor`` (the offline default), the same with the corpus
+schema's ``triggers`` removed (cues derived from names and descriptions), and ``LlmExtractor``
+over a
 scripted provider that answers each chunk with the gold annotations whose names occur in it.
 Then both again through ``KnowledgeGraph.ingest`` (in memory, the default resolution): every
 document into one tenant, the resolved graph scored against the gold (``measure_graph``).
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import re
 import time
@@ -43,6 +46,7 @@ from redstring.domain.chunking import chunk_text
 from redstring.domain.errors import EmptyTextError
 from redstring.domain.extraction import Extraction
 from redstring.domain.ids import source_id
+from redstring.domain.schema import Schema
 from redstring.extraction.adapters.spacy import SpacyExtractor
 from redstring.extraction.llm import LlmExtractor
 from redstring.llm.adapters.fake import FakeLlmProvider, Payload
@@ -198,6 +202,19 @@ async def measure(label: str, extractor: Extractor, corpus: Corpus, *, calls: in
     return run
 
 
+def without_triggers(schema: Schema) -> Schema:
+    """``schema`` as a caller writing for an LLM would state it: names and descriptions, no
+    ``triggers`` or ``inverse_triggers`` (the offline extractor then derives its cues)."""
+    return schema.model_copy(
+        update={
+            "relationship_types": tuple(
+                spec.model_copy(update={"triggers": (), "inverse_triggers": ()})
+                for spec in schema.relationship_types
+            )
+        }
+    )
+
+
 def gold_answer(corpus: Corpus, document: Document, text: str) -> dict[str, JsonValue]:
     """What a perfect model would answer for one chunk: the gold, named as the chunk names it."""
     named: dict[str, str] = {}
@@ -347,6 +364,8 @@ async def main() -> None:
     await spacy.extract("Warm the pipeline up.", corpus.schema)
     provider = scripted_provider(corpus)
     runs = [await measure("SpacyExtractor (offline)", spacy, corpus, calls=None)]
+    bare = dataclasses.replace(corpus, schema=without_triggers(corpus.schema))
+    runs.append(await measure("SpacyExtractor, no triggers", spacy, bare, calls=None))
     llm_run = await measure(
         "LlmExtractor (scripted gold)", LlmExtractor(provider), corpus, calls=None
     )

@@ -63,6 +63,7 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("selectolax",), directories=("documents",)),
     Confinement(packages=("pypdf",), directories=("documents",)),
     Confinement(packages=("docx",), directories=("documents",)),
+    Confinement(packages=("markdown_it",), directories=("documents",)),
 )
 
 

@@ -1,10 +1,13 @@
 """Documents on disk to text (for the command and the server): which files an argument
 names, and their text.
 
-``.txt`` and ``.md`` are read as UTF-8; ``.html``/``.htm`` through selectolax (scripts, styles
-and markup dropped, block elements kept as paragraphs); ``.pdf`` through pypdf (page text,
-pages separated by a blank line); ``.docx`` through python-docx (paragraphs and table cells).
-Each third-party reader is imported only here.
+``.txt`` is read as UTF-8 as it is; ``.md`` through markdown-it-py (link text kept, URLs and
+markup dropped); ``.html``/``.htm`` through selectolax (the main content, without navigation,
+tables of contents and boilerplate); ``.pdf`` through pypdf (without running headers, footers
+and page numbers); ``.docx`` through python-docx (headings, lists and tables in place). Every
+reader but ``.txt`` writes the convention of :mod:`redstring.domain.outline` (``#`` headings,
+fenced code), so each passage knows its heading path and code is not read as prose. Each
+third-party reader is imported only here.
 """
 
 from __future__ import annotations
@@ -40,6 +43,12 @@ def _read_plain(path: Path) -> str:
         ) from error
 
 
+def _read_markdown(path: Path) -> str:
+    from redstring.documents.markdown_text import markdown_to_text
+
+    return markdown_to_text(_read_plain(path))
+
+
 def _read_html(path: Path) -> str:
     from redstring.documents.html_text import html_to_text
 
@@ -60,8 +69,8 @@ def _read_docx(path: Path) -> str:
 
 _READERS: dict[str, Callable[[Path], str]] = {
     ".txt": _read_plain,
-    ".md": _read_plain,
-    ".markdown": _read_plain,
+    ".md": _read_markdown,
+    ".markdown": _read_markdown,
     ".html": _read_html,
     ".htm": _read_html,
     ".pdf": _read_pdf,

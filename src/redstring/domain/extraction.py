@@ -41,6 +41,12 @@ DROP_REASONS = (
     "unknown_relationship_type",
     "relationship_pattern",
     "dangling_relationship",
+    "junk_markup",
+    "junk_path",
+    "junk_code",
+    "junk_number",
+    "junk_heading",
+    "junk_phrase",
 )
 """Why an extractor may drop what it found before returning it (keys of ``Extraction.dropped``)."""
 

@@ -63,7 +63,9 @@ PERSON_TITLES: Final = _words(
 PRODUCT_NOUNS: Final = _words(
     """app application batteries battery chip chips console device devices drone engine
     handset line model models phone platform range processor product products robot sensor sensors
-    service software suite system systems tablet tool unit units vehicle"""
+    service software suite system systems tablet tool unit units vehicle library libraries
+    module modules package packages framework toolkit command commands compiler interpreter
+    editor browser database protocol extension plugin kernel runtime api ide"""
 )
 """Common nouns a product name modifies ("the HarbourMind platform", "TideCell units")."""
 
@@ -127,3 +129,70 @@ def is_coined(word: str) -> bool:
     if not _CAMEL.search(word) or not word[:1].isupper():
         return False
     return not word.lower().startswith(_NAME_PREFIXES)
+
+
+KIND_NOUNS: Final[dict[str, str]] = {
+    **dict.fromkeys(
+        _words(
+            """actor actress singer songwriter musician rapper guitarist drummer bassist pianist
+            composer writer author novelist poet playwright screenwriter journalist politician
+            player footballer cricketer boxer wrestler athlete coach manager director producer
+            filmmaker painter sculptor artist photographer architect designer engineer scientist
+            physicist chemist mathematician economist philosopher historian lawyer judge soldier
+            general admiral officer businessman businesswoman entrepreneur founder inventor
+            programmer developer maintainer contributor comedian presenter host model dancer
+            priest bishop king queen prince princess emperor president senator governor mayor
+            minister chancellor diplomat activist broadcaster critic editor publisher teacher
+            professor student man woman"""
+        ),
+        "PERSON",
+    ),
+    **dict.fromkeys(
+        _words(
+            """company corporation firm business band group duo trio quartet orchestra choir team
+            club organization organisation institution university college school academy agency
+            party union association society foundation charity label studio network broadcaster
+            newspaper channel publisher manufacturer retailer airline bank brand chain
+            conglomerate subsidiary startup start-up nonprofit ministry department council
+            committee commission court army navy franchise"""
+        ),
+        "ORG",
+    ),
+    **dict.fromkeys(
+        _words(
+            """city town village country state county province region district municipality commune
+            borough parish hamlet suburb neighbourhood neighborhood capital island archipelago
+            river lake mountain peninsula valley desert continent nation kingdom republic
+            territory metropolis settlement locality"""
+        ),
+        "GPE",
+    ),
+    **dict.fromkeys(
+        _words(
+            """film movie documentary album song single novel book novella series sitcom show
+            programme program opera musical play poem painting sculpture episode miniseries
+            anthology magazine comic manga anime soundtrack ep"""
+        ),
+        "WORK_OF_ART",
+    ),
+    **dict.fromkeys(
+        _words(
+            """war battle festival tournament championship election revolution conference summit
+            expedition competition contest olympics"""
+        ),
+        "EVENT",
+    ),
+    **dict.fromkeys(
+        _words(
+            """software language library module package framework toolkit tool command compiler
+            interpreter editor browser database protocol format extension plugin plug-in shell
+            kernel runtime api ide app application platform system product device console engine
+            game"""
+        ),
+        "PRODUCT",
+    ),
+}
+"""Common nouns that say what kind of thing a name is when they predicate it ("X is an
+American actor", "X, a village in Y", "X is a programming language"), as the label of that
+kind. Only the noun heading the predicate counts, never a modifier ("a film director" is a
+person)."""

@@ -33,7 +33,11 @@ class IngestReport(_Report):
     extracted, resolved or written. ``model_calls`` counts extractor calls made by this call
     (re-used extractions from the log cost none). ``dropped`` counts extracted items that were
     not stored, by reason (``unknown_entity_type``, ``unknown_relationship_type``,
-    ``relationship_pattern``, ``dangling_relationship``, ``invalid``, ...).
+    ``relationship_pattern``, ``dangling_relationship``, ``invalid``, ...), the extractor's own
+    drops included (the offline one's ``junk_*`` reasons: candidates that are not names, see
+    :mod:`redstring.extraction.junk`). ``type_conflict`` counts mentions whose type was
+    outvoted: they joined the type their name has across the document and the tenant
+    (:mod:`redstring.domain.type_votes`) instead of forming an entity of their own.
     ``passages_without_vector`` counts passages stored without a passage vector because the
     embedding model gives them no direction: lexical search and the graph still find them.
     """

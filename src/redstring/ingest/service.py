@@ -60,6 +60,7 @@ from redstring.domain.history import (
 )
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity
+from redstring.domain.outline import heading_paths
 from redstring.domain.records import EntityRecord, RelationshipRecord
 from redstring.domain.resolution.fields import key_form
 from redstring.domain.resolution.weights import FieldKind
@@ -78,6 +79,7 @@ from redstring.ingest.resolution import (
     ResolutionContext,
     Resolver,
 )
+from redstring.ingest.type_votes import vote_types
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.errors import ConcurrencyConflictError, ExtractionError, LlmProviderError
 from redstring.ports.event_log import EventLog
@@ -241,6 +243,7 @@ class GraphWriter:
         needed = [chunk for chunk in chunks if chunk.id not in previous or chunk.id in retry]
         identity = f"{extractor.model}|{schema.fingerprint}"
         results, calls, reused = await self._extract(tenant, extractor, needed, schema, identity)
+        headings = heading_paths(text, [chunk.char_start for chunk in chunks])
         report = IngestReport(
             source_id=source,
             chunks=len(chunks),
@@ -253,7 +256,16 @@ class GraphWriter:
 
         async def plan(history: TenantHistory) -> tuple[list[GraphEvent], IngestReport]:
             return await self._plan_source(
-                tenant, history, source, chunks, results, schema, meta, content_hash, report
+                tenant,
+                history,
+                source,
+                chunks,
+                headings,
+                results,
+                schema,
+                meta,
+                content_hash,
+                report,
             )
 
         return await self._write(tenant, plan)
@@ -329,6 +341,7 @@ class GraphWriter:
         history: TenantHistory,
         source: SourceId,
         chunks: Sequence[Chunk],
+        headings: Sequence[tuple[str, ...]],
         results: Mapping[ChunkId, Extraction | FailedChunk],
         schema: Schema,
         metadata: dict[str, JsonValue],
@@ -390,6 +403,12 @@ class GraphWriter:
                         statement.description,
                     )
                 )
+        # One name, one type: a passage's guess yields to the document's and the tenant's votes.
+        mentions, retyped = await vote_types(
+            self._graph, history, tenant, schema, mentions, mention_chunk
+        )
+        if retyped:
+            dropped["type_conflict"] = dropped.get("type_conflict", 0) + retyped
         decisions = await self._resolver.resolve(
             self._graph, tenant, mentions, resolution_context(history, schema)
         )
@@ -436,8 +455,12 @@ class GraphWriter:
                 before = stored_before.get(chunk.id)
                 linked = before.entity_ids if before is not None else ()
             linked = tuple(e for e in linked if changes.is_live(e))
+            passage_metadata: dict[str, JsonValue] = dict(metadata)
+            if headings[position]:
+                # Where in the document the passage is, for citations ("Tutorial > Modules").
+                passage_metadata["headings"] = list(headings[position])
             stored_chunks.append(
-                StoredChunk(**chunk.model_dump(), entity_ids=linked, metadata=dict(metadata))
+                StoredChunk(**chunk.model_dump(), entity_ids=linked, metadata=passage_metadata)
             )
         events.append(
             SourceIngested(

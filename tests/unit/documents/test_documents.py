@@ -58,7 +58,8 @@ def write_pdf(path: Path, lines: list[str]) -> None:
 
 
 def test_each_format_yields_its_visible_text(tmp_path: Path) -> None:
-    """txt and md verbatim; html without scripts or markup; docx paragraphs and cells; pdf text."""
+    """txt verbatim; md and html without markup (headings as ``#`` lines); docx paragraphs and
+    cells; pdf text."""
     (tmp_path / "a.txt").write_text("Plain text here.")
     (tmp_path / "b.md").write_text("# Title\n\nSome *markdown*.")
     (tmp_path / "c.html").write_text(
@@ -69,8 +70,8 @@ def test_each_format_yields_its_visible_text(tmp_path: Path) -> None:
     write_pdf(tmp_path / "e.pdf", ["Ada Lovelace wrote notes.", "Page text."])
     texts = {path.name: read_document(path).text for path in expand_paths([str(tmp_path)])}
     assert texts["a.txt"] == "Plain text here."
-    assert texts["b.md"] == "# Title\n\nSome *markdown*."
-    assert texts["c.html"] == "Heading\n\nFirst para.\n\nSecond."
+    assert texts["b.md"] == "# Title\n\nSome markdown."
+    assert texts["c.html"] == "# Heading\n\nFirst para.\n\nSecond."
     assert texts["d.docx"] == "Word paragraph one.\n\nTwo.\n\nk | v"
     assert "Ada Lovelace wrote notes." in texts["e.pdf"]
     assert "track" not in texts["c.html"]

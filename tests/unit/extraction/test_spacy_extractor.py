@@ -23,7 +23,7 @@ from redstring.domain.schema import (
     Schema,
 )
 from redstring.extraction.adapters.spacy import RULES_VERSION, SpacyExtractor, blocks
-from redstring.extraction.adapters.spacy import _cued as cued_names
+from redstring.extraction.adapters.spacy.candidates import cued as cued_names
 from redstring.ports.extractor import Extractor
 
 

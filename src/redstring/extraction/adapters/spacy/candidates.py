@@ -1,0 +1,278 @@
+"""Candidates: names found in a parse, cleaned to their bounds, and names the recogniser
+missed (by their own words, or where a found name recurs)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from redstring.domain.blocking import normalise_name
+from redstring.domain.errors import EmptyTextError
+from redstring.extraction.name_cues import (
+    KIND_NOUNS,
+    ORGANISATION_WORDS,
+    label_from_words,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+
+ARTICLES: Final = frozenset({"the", "a", "an"})
+
+
+# Lowercase words that may open a name ("de Wit"); any other lowercase edge word is not the
+# name's ("the fourth Tidewater Summit", "the Rotterdam yard").
+_PARTICLES: Final = frozenset({"de", "van", "von", "da", "di", "le", "la", "del", "der", "al"})
+
+
+@dataclass
+class Mention:
+    start: int
+    end: int
+    name: str
+    key: str
+    label: str
+    type: str = ""
+    referring: bool = False
+    weight: int = 1
+
+    def root(self, doc: Doc) -> Token:
+        return doc[self.start : self.end].root
+
+
+def clean_bounds(span: Span, *, name: bool = True) -> tuple[int, int] | None:
+    """Token bounds of ``span`` without a leading article or trailing possessive/punctuation,
+    cut to the side of a spaced dash, colon or quote that holds the span's root ("12 March
+    2024 - Okafor Labs" is "Okafor Labs"). A ``name`` also loses lowercase edge words ("the
+    fourth Tidewater Summit"); a noun phrase keeps them."""
+    start, end = span.start, span.end
+    doc = span.doc
+    root = span.root.i
+    for token in span:
+        if token.i in {span.start, span.end - 1} or not _separates(token):
+            continue
+        if token.i < root:
+            start = token.i + 1
+        elif token.i > root:
+            end = min(end, token.i)
+    while start < end and (
+        doc[start].lower_ in ARTICLES
+        or doc[start].is_punct
+        or doc[start].is_space
+        or (
+            name
+            and doc[start].is_lower
+            and doc[start].is_alpha
+            and doc[start].text not in _PARTICLES
+        )
+    ):
+        start += 1
+    while end > start and (
+        doc[end - 1].tag_ == "POS"
+        or doc[end - 1].lower_ in {"'s", "\u2019s"}
+        or doc[end - 1].is_punct
+        or doc[end - 1].is_space
+        or (
+            name and doc[end - 1].is_lower and doc[end - 1].is_alpha and not _hyphened(doc, end - 1)
+        )
+    ):
+        end -= 1
+    if name:
+        # "Kim Jang-hoon", "Song Il-gon": a name goes on through a hyphen written without spaces.
+        while end + 1 < len(doc) and _hyphened(doc, end + 1) and doc[end].text == "-":
+            end += 2
+    return (start, end) if start < end else None
+
+
+def _hyphened(doc: Doc, i: int) -> bool:
+    """Token ``i`` is a word joined to the word two before it by a hyphen, without spaces."""
+    return (
+        i >= 2
+        and doc[i].is_alpha
+        and doc[i - 1].text == "-"
+        and not doc[i - 1].whitespace_
+        and not doc[i - 2].whitespace_
+    )
+
+
+def _separates(token: Token) -> bool:
+    if token.text in {'"', "\u201c", "\u201d", "(", ")"}:
+        return True
+    spaced = bool(token.whitespace_) and token.i > 0 and bool(token.doc[token.i - 1].whitespace_)
+    return spaced and token.text in {"-", "\u2013", "\u2014", ":", "|"}
+
+
+def make_mention(span: Span, label: str, kind: str = "") -> Mention:
+    name = " ".join(span.text.split())
+    try:
+        key = normalise_name(name)
+    except EmptyTextError:
+        key = ""
+    return Mention(start=span.start, end=span.end, name=name, key=key, label=label, type=kind)
+
+
+_CUED_LABELS: Final = frozenset({"ORG", "EVENT"})
+
+
+_NAME_POS: Final = frozenset({"PROPN", "NOUN", "ADJ", "NUM"})
+
+
+def cued(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """Names the recogniser missed whose own words say what they are: a run of capitalised
+    words, at least one of them a proper noun, ending in an organisation or event word
+    ("Okafor Labs", "Calder Design Fair"). Place and person cues are weaker on their own
+    and only correct the recogniser's names; a run overlapping a recognised name is its."""
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    found: list[Mention] = []
+    i = 0
+    while i < len(doc):
+        if not _capitalised(doc[i]):
+            i += 1
+            continue
+        end = i
+        while end < len(doc) and _capitalised(doc[end]):
+            end += 1
+        bounds = clean_bounds(doc[i:end])
+        i = end
+        if bounds is None or bounds[1] - bounds[0] < 2:
+            continue
+        start = bounds[0]
+        while start < bounds[1] and doc[start].pos_ not in _NAME_POS:
+            start += 1  # "Our Board", "Every Company": a pronoun or determiner opens no name
+        if bounds[1] - start < 2:
+            continue
+        span = doc[start : bounds[1]]
+        if any(token.i in taken for token in span):
+            continue
+        before = doc[span.start - 1].text if span.start > 0 else None
+        label = label_from_words([token.text for token in span], before)
+        proper = any(
+            token.pos_ == "PROPN" and token.lower_ not in ORGANISATION_WORDS for token in span
+        )
+        if label in _CUED_LABELS and proper:
+            mention = make_mention(span, label)
+            if mention.key:
+                found.append(mention)
+    return found
+
+
+def _capitalised(token: Token) -> bool:
+    """A word of a name as written: a capital first letter (or "&" between two)."""
+    return (token.is_alpha and token.text[:1].isupper()) or token.text == "&"
+
+
+def recurrences(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """Mentions the recogniser missed: a recognised name where it recurs, and standing
+    alone, a person's surname or the first word of an organisation's name ("Okafor was
+    born", "Brinewater continues")."""
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    by_words: dict[tuple[str, ...], str] = {}
+    for mention in mentions:
+        words = tuple(t.text for t in doc[mention.start : mention.end])
+        by_words.setdefault(words, mention.label)
+        if len(words) > 1 and mention.label == "PERSON":
+            by_words.setdefault(words[-1:], "PERSON")
+    for mention in mentions:
+        words = tuple(t.text for t in doc[mention.start : mention.end])
+        if len(words) > 1 and mention.label == "ORG":
+            by_words.setdefault(words[:1], "ORG")
+    texts = [token.text for token in doc]
+    starting: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for words, label in by_words.items():
+        starting.setdefault(words[0], []).append((words, label))
+    for candidates in starting.values():
+        candidates.sort(key=lambda c: -len(c[0]))  # longest name first at each position
+    found: list[Mention] = []
+    for start, text in enumerate(texts):
+        for words, label in starting.get(text, ()):
+            end = start + len(words)
+            if tuple(texts[start:end]) != words or any(i in taken for i in range(start, end)):
+                continue
+            if len(words) == 1 and not _stands_alone(doc, start):
+                continue
+            found.append(make_mention(doc[start:end], label))
+            taken.update(range(start, end))
+            break
+    return found
+
+
+def _stands_alone(doc: Doc, i: int) -> bool:
+    """A one-word name not inside a longer run of proper nouns (the tagger's part of speech
+    for the word itself is not trusted: it reads unfamiliar surnames as adjectives)."""
+    neighbours = [doc[j] for j in (i - 1, i + 1) if 0 <= j < len(doc)]
+    return doc[i].is_title and not any(t.pos_ == "PROPN" and t.is_title for t in neighbours)
+
+
+_SMALL_WORDS: Final = frozenset(
+    {"of", "the", "a", "an", "and", "in", "on", "at", "to", "for", "by", "with", "from", "de"}
+)
+_QUOTES: Final = frozenset({'"', "\u201c", "\u201d", "''", "``"})
+_MAX_TITLE: Final = 8
+
+
+def predicated(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """Names the recogniser missed that a predicate says the kind of: the capitalised subject
+    of "X is a 1986 American film" or "X, a town in Y" (the kind from
+    :data:`~redstring.extraction.name_cues.KIND_NOUNS`: the opening sentence of an
+    encyclopaedic paragraph), and a short title-case phrase in quotation marks, which is a
+    work's title ("the song "Release Me"")."""
+    taken = {i for m in mentions for i in range(m.start, m.end)}
+    found: list[Mention] = []
+    for token in doc:
+        kind = _predicate_kind(token)
+        if kind is None:
+            continue
+        bounds = clean_bounds(doc[token.left_edge.i : token.i + 1])
+        if bounds is None or not _title_case(doc[bounds[0] : bounds[1]]):
+            continue
+        if any(i in taken for i in range(*bounds)):
+            continue
+        found.append(make_mention(doc[bounds[0] : bounds[1]], kind))
+        taken.update(range(*bounds))
+    found += _quoted_titles(doc, taken)
+    for mention in found:
+        mention.weight = 2  # the predicate's word for the kind outvotes the recogniser
+    return [m for m in found if m.key]
+
+
+def _predicate_kind(token: Token) -> str | None:
+    nouns: list[Token] = []
+    if token.dep_ in {"nsubj", "nsubjpass"} and token.head.lemma_ == "be":
+        nouns += [c for c in token.head.children if c.dep_ == "attr"]
+    if token.pos_ == "PROPN":
+        nouns += [c for c in token.children if c.dep_ == "appos"]
+    for noun in nouns:
+        kind = KIND_NOUNS.get(noun.lemma_.lower()) if noun.pos_ == "NOUN" else None
+        if kind is not None:
+            return kind
+    return None
+
+
+def _title_case(span: Span) -> bool:
+    """At most eight words, the first capitalised and every other one capitalised, a number
+    or a small word ("of", "the")."""
+    words = [t for t in span if not t.is_punct]
+    if not words or len(words) > _MAX_TITLE or not words[0].text[:1].isupper():
+        return False
+    return all(t.text[:1].isupper() or t.like_num or t.lower_ in _SMALL_WORDS for t in words)
+
+
+def _quoted_titles(doc: Doc, taken: set[int]) -> list[Mention]:
+    found: list[Mention] = []
+    opened: int | None = None
+    for token in doc:
+        if token.text not in _QUOTES:
+            continue
+        if opened is None:
+            opened = token.i
+            continue
+        start, end = opened + 1, token.i
+        opened = None
+        if start >= end or any(i in taken for i in range(start, end)):
+            continue
+        span = doc[start:end]
+        if _title_case(span) and span.sent.start == doc[start].sent.start:
+            found.append(make_mention(span, "WORK_OF_ART"))
+            taken.update(range(start, end))
+    return found

@@ -1,0 +1,88 @@
+"""Input cleaning: a passage cut into the blocks of prose a recogniser should read.
+
+A passage keeps everything for retrieval; the recogniser reads only its prose. What goes, in
+order: fenced code blocks (:func:`redstring.domain.outline.code_lines`, so a passage cut from
+the middle of a block drops its code too), inline code in backticks, Markdown images and the
+URL half of links (the link text stays), bare URLs and e-mail addresses, HTML tags and
+emphasis marks; a line all in capitals goes whole (a heading: "SEE ALSO"). Then the rest
+is cut into blocks where a line ends a unit (below); a heading is a block of its own, marked
+so, because a title's capitalised words are not names ("Getting Started").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from redstring.domain.outline import HEADING, code_lines
+
+_LIST_ITEM: Final = re.compile(r"^(?:#{1,6}|[-*+>|]|\d{1,3}[.)])\s+")
+_FIELD: Final = re.compile(r"^[A-Z][\w-]{0,20}(?: [\w-]+){0,2}:\s")
+_IMAGE: Final = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_LINK: Final = re.compile(r"\[([^\]\n]+)\]\((?:[^()\n]|\([^)\n]*\))*\)|\[([^\]\n]+)\]\[[^\]\n]*\]")
+_INLINE_CODE: Final = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
+_URL: Final = re.compile(r"<?(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>()\[\]]+>?", re.IGNORECASE)
+_EMAIL: Final = re.compile(r"<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?")
+_TAG: Final = re.compile(r"</?[a-zA-Z][^<>\n]*>")
+_EMPHASIS: Final = re.compile(r"(\*\*|__|\*|~~)(?=\S)(.+?)(?<=\S)\1")
+_SPACES: Final = re.compile(r"[ \t]{2,}")
+
+
+def prose(line: str) -> str:
+    """One line without inline code, link targets, images, URLs, e-mail, tags or emphasis."""
+    line = _IMAGE.sub("", line)
+    line = _LINK.sub(lambda m: m.group(1) or m.group(2), line)
+    line = _INLINE_CODE.sub("", line)
+    line = _URL.sub("", line)
+    line = _EMAIL.sub("", line)
+    line = _TAG.sub("", line)
+    line = _EMPHASIS.sub(r"\2", line)
+    letters = [ch for ch in line if ch.isalpha()]
+    if len(letters) >= 4 and all(ch.isupper() for ch in letters):
+        return ""  # a line in capitals is a heading or a shout ("SEE ALSO"), never prose
+    return _SPACES.sub(" ", line).strip()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A unit of prose, and whether it is a heading (a title names; it states nothing)."""
+
+    text: str
+    heading: bool = False
+
+
+def blocks(text: str) -> list[str]:
+    """The text of :func:`prose_blocks`."""
+    return [block.text for block in prose_blocks(text)]
+
+
+def prose_blocks(text: str) -> list[Block]:
+    """The prose of ``text`` (see the module docstring), cut where a unit ends, markers dropped.
+
+    A recogniser reads a line break as a space, so a heading runs into the next line ("Career
+    Okafor"). Blank lines, code, headings, list items and ``Field: value`` lines therefore end a
+    block, and so does a short line without closing punctuation (a title or a signature);
+    long lines of hard-wrapped prose stay joined. A passage of code alone has no blocks.
+    """
+    raw_lines = text.splitlines()
+    found: list[Block] = []
+    current: list[str] = []
+    heading = False
+    for raw, is_code in zip(raw_lines, code_lines(raw_lines), strict=True):
+        line = "" if is_code else prose(raw)
+        starts = bool(_LIST_ITEM.match(line) or _FIELD.match(line))
+        if current and (not line or starts or _closes_block(current[-1])):
+            found.append(Block(" ".join(current), heading))
+            current = []
+        if line:
+            if not current:
+                heading = bool(HEADING.match(line))
+            current.append(_LIST_ITEM.sub("", line) or line)
+    if current:
+        found.append(Block(" ".join(current), heading))
+    return found
+
+
+def _closes_block(line: str) -> bool:
+    return len(line) < 60 and not line.endswith((".", ",", ";", ":", "-"))

@@ -1,0 +1,54 @@
+"""General English about relationship words, for cues derived from a schema's own words.
+
+A caller who writes a schema for an LLM names a relationship type and describes it
+("WORKS_FOR: the person is employed by or works for the organisation") and states no trigger
+lemmas. The offline extractor then derives its cues from those words, and these lists say
+what a verb in them does not: which verbs carry no relation ("be", "have"), and which verbs
+say the same relation in other words ("based in" for "located in"). Pure data.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+LIGHT_VERBS: Final = frozenset(
+    {
+        "be", "have", "do", "can", "could", "may", "might", "must", "shall", "should", "will",
+        "would", "get", "include", "involve", "refer", "describe", "mean", "represent",
+        "denote", "name", "call", "use",
+    }
+)  # fmt: skip
+"""Verbs of a description that say nothing about the relation itself."""
+
+VERB_GROUPS: Final = (
+    frozenset({"locate", "base", "situate", "headquarter", "lie", "sit"}),
+    frozenset({"work", "serve"}),
+    frozenset({"employ", "hire", "recruit", "appoint"}),
+    frozenset({"found", "establish", "co-found", "cofound", "create", "form", "start"}),
+    frozenset({"write", "author", "co-write", "co-author", "pen"}),
+    frozenset({"produce", "make", "manufacture", "build"}),
+    frozenset({"develop", "create", "design", "invent"}),
+    frozenset({"acquire", "buy", "purchase"}),
+    frozenset({"marry", "wed"}),
+    frozenset({"lead", "head", "chair", "run", "manage"}),
+    frozenset({"own", "control"}),
+    frozenset({"live", "reside", "settle", "dwell"}),
+    frozenset({"attend", "participate"}),
+    frozenset({"publish", "issue"}),
+    frozenset({"release", "issue"}),
+    frozenset({"direct", "helm"}),
+    frozenset({"contain", "include", "comprise"}),
+    frozenset({"perform", "sing"}),
+    frozenset({"bear"}),
+    frozenset({"die"}),
+)
+"""Verbs that state one relation with the same direction (subject first in each)."""
+
+
+def same_relation(lemma: str) -> frozenset[str]:
+    """``lemma`` and every verb of a group it belongs to."""
+    found = {lemma}
+    for group in VERB_GROUPS:
+        if lemma in group:
+            found |= group
+    return frozenset(found)

@@ -1,0 +1,95 @@
+"""Relationships from a schema that has names and descriptions only, as a caller writing for an
+LLM states it: the offline extractor derives its cues from those words."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.domain.extraction import Extraction
+from redstring.domain.schema import EntityTypeSpec, RelationshipTypeSpec, Schema
+from redstring.extraction.adapters.spacy import SpacyExtractor
+
+SCHEMA = Schema(
+    entity_types=(
+        EntityTypeSpec(name="Person", description="A named human being."),
+        EntityTypeSpec(name="Organization", description="A company, band or team."),
+        EntityTypeSpec(name="Place", description="A country, city or town."),
+        EntityTypeSpec(name="CreativeWork", description="A film, book, song or album."),
+    ),
+    relationship_types=(
+        RelationshipTypeSpec(
+            name="LOCATED_IN",
+            description="The place or organisation is located in the larger place.",
+            subject_types=("Place", "Organization"),
+            object_types=("Place",),
+        ),
+        RelationshipTypeSpec(
+            name="DIRECTED_BY",
+            description="The film was directed by the person.",
+            subject_types=("CreativeWork",),
+            object_types=("Person",),
+        ),
+        RelationshipTypeSpec(
+            name="WORKS_FOR",
+            description="The person works for or is employed by the organisation.",
+            subject_types=("Person",),
+            object_types=("Organization",),
+        ),
+        RelationshipTypeSpec(
+            name="CHILD_OF",
+            description="The person is a son or daughter of the other person.",
+            subject_types=("Person",),
+            object_types=("Person",),
+        ),
+    ),
+)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> SpacyExtractor:
+    return SpacyExtractor()
+
+
+def triples(extraction: Extraction) -> set[tuple[str, str, str]]:
+    return {(r.subject, r.type, r.object) for r in extraction.relationships}
+
+
+async def test_a_schema_without_triggers_still_yields_stated_relationships(
+    extractor: SpacyExtractor,
+) -> None:
+    """Copular, participle and place-list constructions read through cues derived from the
+    types' names and descriptions; a caller's own type "CreativeWork" gets the work label."""
+    found = await extractor.extract(
+        "Leland is a town in Brunswick County, North Carolina. Maximum Overdrive is a 1986 "
+        "American film written and directed by Stephen King.",
+        SCHEMA,
+    )
+    assert ("Maximum Overdrive", "CreativeWork") in {(e.name, e.type) for e in found.entities}
+    assert {
+        ("Leland", "LOCATED_IN", "Brunswick County"),
+        ("Brunswick County", "LOCATED_IN", "North Carolina"),
+        ("Maximum Overdrive", "DIRECTED_BY", "Stephen King"),
+    } <= triples(found)
+    assert ("North Carolina", "LOCATED_IN", "Brunswick County") not in triples(found)
+
+
+async def test_a_passive_description_reads_the_object_first(extractor: SpacyExtractor) -> None:
+    """ "is employed by" in a description: the employer is the subject of "employ"."""
+    found = await extractor.extract("The Radium Institute employed Marie Curie for years.", SCHEMA)
+    assert ("Marie Curie", "WORKS_FOR", "Radium Institute") in triples(found)
+
+
+async def test_a_noun_of_the_description_is_a_cue(extractor: SpacyExtractor) -> None:
+    """ "son ... of" from "a son or daughter of the other person"."""
+    found = await extractor.extract(
+        "Carl Philipp Emanuel Bach was the son of Johann Sebastian Bach.", SCHEMA
+    )
+    assert triples(found) == {("Carl Philipp Emanuel Bach", "CHILD_OF", "Johann Sebastian Bach")}
+
+
+async def test_co_occurrence_alone_states_nothing(extractor: SpacyExtractor) -> None:
+    """Two names in one sentence without a cue between them are no relationship."""
+    found = await extractor.extract("Stephen King and Ada Obi met in Leland.", SCHEMA)
+    assert not any(
+        kind in {"DIRECTED_BY", "WORKS_FOR", "CHILD_OF"} for _, kind, _ in triples(found)
+    )

@@ -1,0 +1,65 @@
+"""What the offline extractor reads of a passage, and what it refuses as a name."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.domain.extraction import Extraction
+from redstring.domain.schema import DEFAULT_SCHEMA
+from redstring.extraction.adapters.spacy import SpacyExtractor, blocks
+
+
+@pytest.fixture(scope="module")
+def extractor() -> SpacyExtractor:
+    return SpacyExtractor()
+
+
+def names(extraction: Extraction) -> set[str]:
+    return {entity.name for entity in extraction.entities}
+
+
+def test_code_link_targets_and_capitals_lines_never_reach_the_recogniser() -> None:
+    """Fenced code (also when the passage starts inside a block), inline code, URLs and a
+    line in capitals go; link text stays."""
+    passage = (
+        "setup(name='Okafor Labs')\n```\n\n## SEE ALSO\n\n"
+        "Read [the guide](https://example.org/Okafor_Labs) by `Okafor Labs` today."
+    )
+    assert blocks(passage) == ["Read the guide by today."]
+
+
+async def test_a_passage_of_code_alone_extracts_nothing(extractor: SpacyExtractor) -> None:
+    """No prose, no parse: an empty extraction, not an error."""
+    found = await extractor.extract("```python\nimport Okafor_Labs\n```", DEFAULT_SCHEMA)
+    assert found == Extraction()
+
+
+async def test_junk_candidates_are_dropped_and_counted_by_reason(
+    extractor: SpacyExtractor,
+) -> None:
+    """A recogniser's "names" that are versions, identifiers or headings in capitals are
+    refused, and the report says why."""
+    found = await extractor.extract(
+        "Guido van Rossum released Python 3.11.2 at CWI. He added F_OFD_GETLK support to "
+        "PREAMBLE and later joined Google in Zurich.",
+        DEFAULT_SCHEMA,
+    )
+    assert "Guido van Rossum" in names(found)
+    assert not {"3.11.2", "F_OFD_GETLK", "PREAMBLE"} & names(found)
+    assert set(found.dropped) <= {
+        "junk_code", "junk_number", "junk_heading", "junk_phrase", "junk_markup", "junk_path",
+        "relationship_pattern",
+    }  # fmt: skip
+
+
+async def test_a_heading_names_only_what_the_prose_names(extractor: SpacyExtractor) -> None:
+    """A title's capitalised words are not names unless the passage's prose names them too."""
+    found = await extractor.extract(
+        "# Getting Started\n\nMarie Curie lived in Paris.", DEFAULT_SCHEMA
+    )
+    assert names(found) == {"Marie Curie", "Paris"}
+    assert found.dropped == {"junk_heading": 1}
+    kept = await extractor.extract(
+        "# Ada Lovelace\n\nAda Lovelace lived in London.", DEFAULT_SCHEMA
+    )
+    assert names(kept) == {"Ada Lovelace", "London"}
