@@ -47,6 +47,7 @@ DROP_REASONS = (
     "junk_number",
     "junk_heading",
     "junk_phrase",
+    "junk_handle",
 )
 """Why an extractor may drop what it found before returning it (keys of ``Extraction.dropped``)."""
 

@@ -23,7 +23,10 @@ the reason an extractor counts in ``Extraction.dropped``:
   such as "de" or "van", or a name like "iPhone"), more than six words, or a single
   character.
 
-Pure: a name in, a reason (or ``None``) out; the extractors apply it to every candidate.
+Pure: a name in, a reason (or ``None``) out; the extractors apply it to every candidate. Two
+more reasons need the passage, so the offline extractor applies them itself: ``junk_phrase``
+for a dictionary word capitalised only because it opens a sentence ("Content is king"), and
+``junk_handle`` for a user name beside the name it stands for ("BethGriggs" by "Beth Griggs").
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from typing import Final
 from redstring.domain.extraction import DROP_REASONS
 
 JUNK_REASONS: Final = tuple(reason for reason in DROP_REASONS if reason.startswith("junk_"))
-"""Every reason :func:`junk_reason` may return (declared with the other drop reasons)."""
+"""Every junk reason an extractor may count (declared with the other drop reasons)."""
 
 _MARKUP: Final = re.compile(r"\]\(|://|[<>\[\]{}=`|\\@$%^~*]|&\w+;|#(?<![A-Z]#)|#\w")
 _PATH: Final = re.compile(r"^[~.]?/|(?:^|[\s(])\.{1,2}/|[a-z]/\w|\w/[a-z]")

@@ -39,10 +39,22 @@ VERB_GROUPS: Final = (
     frozenset({"direct", "helm"}),
     frozenset({"contain", "include", "comprise"}),
     frozenset({"perform", "sing"}),
+    frozenset({"star", "appear", "act", "feature", "co-star"}),
     frozenset({"bear"}),
     frozenset({"die"}),
 )
 """Verbs that state one relation with the same direction (subject first in each)."""
+
+
+INVERSE_NOUNS: Final = {
+    **dict.fromkeys(("son", "daughter", "child"), frozenset({"father", "mother", "parent"})),
+    **dict.fromkeys(("father", "mother", "parent"), frozenset({"son", "daughter", "child"})),
+    **dict.fromkeys(("husband", "wife", "spouse"), frozenset({"husband", "wife", "spouse"})),
+    **dict.fromkeys(("employee",), frozenset({"employer"})),
+    **dict.fromkeys(("employer",), frozenset({"employee"})),
+}
+"""Nouns stating one relation the other way round ("A is the son of B": "B is the father of
+A"), for noun cues derived from a description."""
 
 
 def same_relation(lemma: str) -> frozenset[str]:

@@ -93,3 +93,16 @@ async def test_co_occurrence_alone_states_nothing(extractor: SpacyExtractor) -> 
     assert not any(
         kind in {"DIRECTED_BY", "WORKS_FOR", "CHILD_OF"} for _, kind, _ in triples(found)
     )
+
+
+async def test_a_guessed_verb_between_a_person_and_an_organisation_is_not_a_derived_edge(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "a Likud politician": membership, employment or ownership; a description cannot choose,
+    so no edge. A place beside an organisation is where it is."""
+    found = await extractor.extract(
+        "Moshe Katsav, a prominent Likud politician, spoke. The Aldmere software firm Brinewater "
+        "grew.",
+        SCHEMA,
+    )
+    assert not any(kind == "WORKS_FOR" for _, kind, _ in triples(found))

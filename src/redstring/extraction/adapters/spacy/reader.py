@@ -12,6 +12,7 @@ from redstring.extraction.adapters.spacy.candidates import (
     clean_bounds,
     cued,
     make_mention,
+    nicknamed,
     predicated,
     recurrences,
 )
@@ -33,19 +34,27 @@ from redstring.extraction.adapters.spacy.relations import (
     verb_words,
 )
 from redstring.extraction.junk import junk_reason
+from redstring.extraction.name_cues import KIND_NOUNS
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 
 def _listed_places(doc: Doc, a: Mention, b: Mention) -> bool:
-    """``a`` and ``b`` are places written one after the other with a comma between."""
-    return (
+    """``a`` and ``b`` are places written one after the other with a comma between, and the
+    run of places they stand in is no coordination ("in Alabama, Indiana, and Ohio")."""
+    if not (
         a.label in _PLACE_LABELS
         and b.label in _PLACE_LABELS
         and b.start == a.end + 1
         and doc[a.end].text == ","
-    )
+    ):
+        return False
+    sentence = doc[a.start].sent
+    i = b.end
+    while i < sentence.end and (doc[i].text == "," or doc[i].text[:1].isupper()):
+        i += 1
+    return not (i < sentence.end and doc[i].lower_ in {"and", "or"})
 
 
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
@@ -61,8 +70,11 @@ class Reader:
         cues: dict[str, Cues],
         cooccurrence: str | None,
         headings: list[tuple[int, int]] | None = None,
+        dictionary: frozenset[str] = frozenset(),
     ) -> None:
         self._doc = doc
+        self._dictionary = dictionary
+        self._joined_names: set[str] = set()
         self._headings = headings or []
         self._schema = schema
         self._cues = cues
@@ -93,12 +105,14 @@ class Reader:
 
     def _mentions(self) -> list[Mention]:
         found = [m for m in (self._from_entity(ent) for ent in self._doc.ents) if m]
+        found = nicknamed(self._doc, found)
         found += cued(self._doc, found)
         found += predicated(self._doc, found)
         found = surnamed(voted(consistent(found)))
         found += recurrences(self._doc, found)
         mentions: list[Mention] = []
         refused: dict[str, str] = {}
+        self._joined_names = {m.key.replace(" ", "") for m in found if " " in m.key}
         for mention in found:
             kind = self._labels.get(mention.label)
             if kind is None:
@@ -124,13 +138,44 @@ class Reader:
     def _junk(self, mention: Mention) -> str | None:
         """Why the mention is not a name (:mod:`redstring.extraction.junk`), or ``None``; a
         lone common word ("This", "Note") is a phrase too, and so is a heading's candidate that
-        the passage's prose never names ("Getting Started"; "Adaeze Okafor" is named below)."""
+        the passage's prose never names ("Getting Started"; "Adaeze Okafor" is named below), a
+        dictionary word capitalised only by its place ("Content is king"), and a user name
+        beside the name it stands for ("BethGriggs" by "Beth Griggs")."""
         reason = junk_reason(mention.name)
-        if reason is None and mention.end - mention.start == 1 and self._doc[mention.start].is_stop:
-            return "junk_phrase"
-        if reason is None and self._in_heading(mention) and mention.name not in self._prose():
+        if reason is not None:
+            return reason
+        if mention.end - mention.start == 1:
+            token = self._doc[mention.start]
+            if token.is_stop or self._capitalised_by_position(token):
+                return "junk_phrase"
+            if token.lower_ in self._joined_names:
+                return "junk_handle"
+        if self._in_heading(mention) and mention.name not in self._prose():
             return "junk_heading"
-        return reason
+        if self._role_phrase(mention):
+            return "junk_phrase"
+        return None
+
+    def _role_phrase(self, mention: Mention) -> bool:
+        """ "He is also Story Writer": a predicate of common words ending in a person's role
+        noun names a role, not a person."""
+        words = [t for t in self._doc[mention.start : mention.end] if t.is_alpha]
+        if len(words) < 2 or KIND_NOUNS.get(words[-1].lemma_.lower()) != "PERSON":
+            return False
+        if mention.root(self._doc).dep_ not in {"attr", "oprd", "conj"}:
+            return False  # only a predicate: "he is also Story Writer", never "by Stephen King"
+        return all(t.lemma_.lower() in self._dictionary for t in words)
+
+    def _capitalised_by_position(self, token: Token) -> bool:
+        """A dictionary word ("Content", "Specifying") capitalised only because it opens a
+        sentence or a block: nowhere in the passage is it capitalised mid-sentence."""
+        if token.i != token.sent.start or token.lemma_.lower() not in self._dictionary:
+            return False
+        return not any(
+            other.text == token.text and other.i != other.sent.start
+            for other in self._doc
+            if other.i != token.i
+        )
 
     def _in_heading(self, mention: Mention) -> bool:
         return any(start <= mention.start < end for start, end in self._headings)
@@ -204,20 +249,23 @@ class Reader:
             return
         inner = [t for t in path if not (a.start <= t.i < a.end or b.start <= t.i < b.end)]
         seen: set[tuple[str, str, str]] = set()
+        readings: list[tuple[tuple[str, ...], bool, bool, bool]]
         if _listed_places(self._doc, a, b):
             # "Columbus, Ohio", "Honolulu County, Hawaii, United States": each place is in the
             # one written after it, whatever the parser made of the commas.
-            readings: list[tuple[tuple[str, ...], bool, bool]] = [(("locate", "in"), True, False)]
+            readings = [(("locate", "in"), True, False, False)]
             stated = False
         else:
-            readings = list(self._explicit(inner, path, root_a, root_b))
+            readings = [(*r, False) for r in self._explicit(inner, path, root_a, root_b)]
             stated = bool(readings)
             if not stated:
                 readings = list(implicit(root_a, root_b, inner))
-        for words, a_first, nominal in readings:
+        for words, a_first, nominal, weak in readings:
             first, second = (a, b) if a_first else (b, a)
             for spec in self._schema.relationship_types:
                 cues = self._cues[spec.name]
+                if weak and not cues.confirms_guess(words[0]):
+                    continue  # a guessed verb needs the type's own words to confirm it
                 for direction in cues.directions(words, nominal=nominal):
                     subject, obj = (first, second) if direction else (second, first)
                     if cues.derived and not self._schema.allows(spec.name, subject.type, obj.type):

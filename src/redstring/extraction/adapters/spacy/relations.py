@@ -30,8 +30,10 @@ _OBJECT_ARCS: Final = frozenset({"dobj", "nsubjpass", "attr", "oprd", "dative", 
 
 _REFERRING: Final = {
     **dict.fromkeys(("he", "she", "him", "her", "his", "hers"), "PERSON"),
-    **dict.fromkeys(("it", "its"), "ORG"),
+    **dict.fromkeys(("it", "its"), "THING"),
 }
+# What "it" may stand for: anything named but a person.
+_THINGS: Final = frozenset({"ORG", "WORK_OF_ART", "PRODUCT", "EVENT", "FAC", "GPE", "LOC"})
 
 
 _KIND_REFERENCES: Final = {
@@ -51,18 +53,20 @@ MAX_PATH: Final = 8
 
 def implicit(
     a: Token, b: Token, inner: list[Token]
-) -> Iterator[tuple[tuple[str, ...], bool, bool]]:
+) -> Iterator[tuple[tuple[str, ...], bool, bool, bool]]:
     """Readings of constructions that leave their verb unsaid, as the verb they imply.
 
     "A, chief engineer at B" and "A of B" read as "A works at/of B"; "A, B" in apposition as
     "A works at B" or "A is based in B"; "the B firm A" (B a modifier) as "A is based in B" or
     "A works at B"; "B's A" as "B makes A" or "A works for B". Each reading still has to match
     one of the schema's triggers and its endpoint types, so the schema decides what, if
-    anything, a construction means.
+    anything, a construction means. The last element marks a weak reading (a possessive, a
+    modifier, a bare "of", "by" or "in"): a guess that a derived cue accepts only for the
+    type's own verbs (:meth:`Cues.confirms_guess`).
     """
     for first, second, forward in ((a, b, True), (b, a, False)):
         if len(inner) == 2 and _role_noun(inner[0], first) and _preposition_of(inner[1], second):
-            yield ("work", inner[1].lower_), forward, False
+            yield ("work", inner[1].lower_), forward, False, inner[1].lower_ == "of"
         if (
             len(inner) == 3
             and inner[0].lemma_ == "be"
@@ -73,41 +77,41 @@ def implicit(
         ):
             # "A is a town in B" says where A is; "A is a professor at B" whom A works for.
             if inner[2].lower_ in {"in", "near"}:
-                yield ("locate", "in"), forward, False
+                yield ("locate", "in"), forward, False, False
             else:
-                yield ("work", inner[2].lower_), forward, False
+                yield ("work", inner[2].lower_), forward, False, inner[2].lower_ == "of"
         if len(inner) == 2 and _whose(inner, first, second):
-            yield ("make",), forward, False
-            yield ("work", "for"), not forward, False
+            yield ("make",), forward, False, True
+            yield ("work", "for"), not forward, False, True
         if (
             len(inner) == 1
             and inner[0].head.i == first.i
             and inner[0].lower_ in {"of", "at", "for", "with"}
             and _preposition_of(inner[0], second)
         ):
-            yield ("work", inner[0].lower_), forward, False
+            yield ("work", inner[0].lower_), forward, False, True
         if not inner and second.dep_ == "appos" and second.head.i == first.i:
-            yield ("work", "at"), forward, False
-            yield ("base", "in"), forward, False
+            yield ("work", "at"), forward, False, True
+            yield ("base", "in"), forward, False, True
         if first.dep_ == "compound" and _modifies(first, second, inner):
-            yield ("base", "in"), not forward, False
-            yield ("work", "at"), not forward, False
+            yield ("base", "in"), not forward, False, True
+            yield ("work", "at"), not forward, False, True
         if first.dep_ == "poss" and _modifies(first, second, inner):
-            yield ("make",), forward, False
-            yield ("write",), forward, False
-            yield ("work", "for"), not forward, False
+            yield ("make",), forward, False, True
+            yield ("write",), forward, False, True
+            yield ("work", "for"), not forward, False, True
         if len(inner) == 1 and inner[0].head.i == first.i and _preposition_of(inner[0], second):
             if inner[0].lower_ == "by":
-                yield ("write",), not forward, False
-                yield ("make",), not forward, False
+                yield ("write",), not forward, False, True
+                yield ("make",), not forward, False, True
             elif inner[0].lower_ == "in":
-                yield ("locate", "in"), forward, False
+                yield ("locate", "in"), forward, False, True
 
 
 def _subject_of_copula(noun: Token, root: Token) -> bool:
     """ "A is (the founder and) chief engineer": ``root`` is the subject ``noun`` predicates."""
-    while noun.dep_ == "conj":
-        noun = noun.head
+    while noun.dep_ in {"conj", "appos"} and noun.head.pos_ == "NOUN":
+        noun = noun.head  # "A was a composer, the fifth child and second son of B"
     copula = noun.head
     if noun.dep_ != "attr" or copula.lemma_ != "be":
         return False
@@ -149,7 +153,9 @@ def references(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     """Pronouns and "the company" standing for the nearest preceding name they can mean.
 
     Cheap coreference for relationships only (never a new entity): "she"/"he"/"his"/"her"
-    for the last person named before them, "it"/"its"/"the company" for the last organisation,
+    for the last person named before them, "it"/"its" for the last thing named that is not a
+    person (an organisation, work, product, event or place), "the company" for the last
+    organisation,
     and "the film", "the band", "the town" (a kind noun after "the") for the last name of
     that kind.
     """
@@ -162,7 +168,8 @@ def references(doc: Doc, mentions: list[Mention]) -> list[Mention]:
             label = "ORG" if noun in _COMPANY_NOUNS else _KIND_REFERENCES.get(noun)
         if label is None:
             continue
-        antecedent = _antecedent(doc, token, [m for m in named if m.label == label])
+        wanted = _THINGS if label == "THING" else {label}
+        antecedent = _antecedent(doc, token, [m for m in named if m.label in wanted])
         if antecedent is not None:
             found.append(
                 Mention(
@@ -170,7 +177,7 @@ def references(doc: Doc, mentions: list[Mention]) -> list[Mention]:
                     end=token.i + 1,
                     name=antecedent.name,
                     key=antecedent.key,
-                    label=label,
+                    label=antecedent.label,
                     type=antecedent.type,
                     referring=True,
                 )
@@ -190,7 +197,12 @@ def _antecedent(doc: Doc, token: Token, candidates: list[Mention]) -> Mention | 
         for m in before
         if m.root(doc).dep_ in _CLAUSE_SUBJECTS and m.root(doc).sent.start in _recent(doc, here)
     ]
-    return (subjects or before)[-1]
+    if subjects:
+        return subjects[-1]
+    # Else the passage's topic: the last subject that names one, then the nearest name
+    # ("Sid Haig is an actor. His roles include Rob Zombie's films. He has appeared in ...").
+    topics = [m for m in before if m.root(doc).dep_ in _CLAUSE_SUBJECTS]
+    return (topics or before)[-1]
 
 
 def _recent(doc: Doc, sentence_start: int) -> set[int]:
@@ -225,7 +237,8 @@ def _child_towards(head: Token, token: Token) -> Token | None:
 def _role(verb: Token, root: Token) -> int | None:
     """Subject, object or oblique: how ``root`` takes part in ``verb``'s clause."""
     child = _child_towards(verb, root)
-    if child is not None and child.dep_ == "conj" and child.pos_ == "VERB":
+    own_agent = any(c.dep_ == "agent" for c in verb.children)
+    if child is not None and child.dep_ == "conj" and child.pos_ == "VERB" and not own_agent:
         # "written and directed by A": conjoined participles share their agent.
         agent = next((c for c in child.children if c.dep_ == "agent"), None)
         shared = _child_towards(agent, root) if agent is not None else None
@@ -267,18 +280,25 @@ def _role(verb: Token, root: Token) -> int | None:
 
 
 def _names(child: Token, root: Token) -> bool:
-    """``root`` is ``child`` itself, its prepositional object, or joined to either by
-    coordination or apposition: not a modifier deeper inside the phrase."""
+    """``root`` is ``child`` itself, its prepositional object, joined to either by
+    coordination or apposition, or an example of it ("including X", "such as X", "like X"):
+    not a modifier deeper inside the phrase."""
     token = root
     while token.i != child.i:
         if token.dep_ == "pobj" and token.head.i == child.i:
             return True
         if token.dep_ == "pobj" and _as_role(token.head, child):
             return True
+        if token.dep_ == "pobj" and token.head.lower_ in _EXAMPLES and token.head.dep_ == "prep":
+            token = token.head.head  # "appeared in programs including X": X is one of them
+            continue
         if token.dep_ not in {"conj", "appos"}:
             return False
         token = token.head
     return True
+
+
+_EXAMPLES: Final = frozenset({"including", "like", "as"})
 
 
 def _as_role(preposition: Token, child: Token) -> bool:
