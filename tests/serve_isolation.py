@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +31,7 @@ COMPARED: dict[str, Callable[[str, str], Request]] = {
     "merge from a": lambda v, a: ("POST", "/v1/merges", {"json": {"keep": v, "absorb": a}}),
     "unmerge": lambda v, a: ("POST", "/v1/unmerge", {"json": {"alias": v}}),
     "job": lambda v, a: ("GET", f"/v1/jobs/{v}", {}),
+    "delete tenant": lambda v, a: ("DELETE", f"/v1/tenants/{quote(v, safe='')}", {}),
     "tenant header": lambda v, a: ("GET", "/v1/stats", {"headers": {"X-Redstring-Tenant": v}}),
     "export header": lambda v, a: ("GET", "/v1/export", {"headers": {"X-Redstring-Tenant": v}}),
 }

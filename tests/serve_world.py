@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+from argon2 import PasswordHasher
 from starlette.testclient import TestClient
 
 from redstring import KnowledgeGraph
@@ -35,6 +36,7 @@ from redstring.serve import (
 )
 from redstring.serve.keys import KeyStore, fast_hasher
 from redstring.serve.mcp_server import mount_mcp
+from redstring.serve.signal import InMemorySignal, Signal
 from tests.ingest_support import VocabularyExtractor
 
 TENANT_A = "acme"
@@ -57,6 +59,8 @@ class World:
     service: Service
     keys: dict[str, str] = field(default_factory=dict)
     entity_ids: dict[str, list[str]] = field(default_factory=dict)
+    prefix: str = ""
+    """The PostgreSQL table prefix (empty in memory)."""
 
 
 @asynccontextmanager
@@ -66,6 +70,7 @@ async def open_world(
     limits: Limits | None = None,
     cache: Cache | None = None,
     embeddings: EmbeddingProvider | None = None,
+    hasher: PasswordHasher | None = None,
 ) -> AsyncIterator[World]:
     """A seeded world, closed (and its PostgreSQL tables dropped) on exit."""
     embeddings = embeddings or FakeEmbeddingProvider(dimension=16)
@@ -75,11 +80,17 @@ async def open_world(
     keys: KeyStore
     if postgres_dsn is None:
         graph = KnowledgeGraph.in_memory(embeddings=embeddings, extractor=extractor, cache=cache)
-        keys = InMemoryKeyStore(hasher=fast_hasher())
+        keys = InMemoryKeyStore(hasher=hasher or fast_hasher())
         jobs = JobRunner(graph, InMemoryJobStore(), lease_seconds=2.0)
+        signal: Signal = InMemorySignal()
     else:
         from redstring.postgres.pool import create_pool
-        from redstring.serve.postgres import PostgresJobStore, PostgresKeyStore, ServerTables
+        from redstring.serve.postgres import (
+            PostgresJobStore,
+            PostgresKeyStore,
+            PostgresSignal,
+            ServerTables,
+        )
 
         pool = await create_pool(postgres_dsn, max_size=5)
         graph = await KnowledgeGraph.on_postgres(
@@ -87,10 +98,19 @@ async def open_world(
         )
         tables = ServerTables(pool, prefix=prefix)
         await tables.ensure_schema()
-        keys = PostgresKeyStore(tables, hasher=fast_hasher())
+        keys = PostgresKeyStore(tables, hasher=hasher or fast_hasher())
         jobs = JobRunner(graph, PostgresJobStore(tables), lease_seconds=2.0)
-    service = Service(graph=graph, keys=keys, jobs=jobs, cache=cache, limits=limits or Limits())
-    world = World(service=service)
+        signal = PostgresSignal(tables)
+    service = Service(
+        graph=graph,
+        keys=keys,
+        jobs=jobs,
+        cache=cache,
+        limits=limits or Limits(),
+        signal=signal,
+        signal_seconds=0.1,
+    )
+    world = World(service=service, prefix=prefix if postgres_dsn is not None else "")
     try:
         for tenant, documents in ((TENANT_A, DOCS_A), (TENANT_B, DOCS_B)):
             _, world.keys[tenant] = await keys.create(tenant=tenant, name=f"{tenant} test key")
@@ -150,7 +170,7 @@ def as_tenant(world: World, tenant: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {world.keys[tenant]}"}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -158,16 +178,20 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_server(**world_options: object) -> Iterator[tuple[str, World]]:
+def running_server(
+    *, network: dict[str, Any] | None = None, **world_options: object
+) -> Iterator[tuple[str, World]]:
     """A uvicorn server in a thread over a fresh world (MCP mounted at /mcp); yields its
-    base URL and the world."""
+    base URL and the world. ``network`` replaces uvicorn's host and port options (as
+    ``redstring.cli.serving.uvicorn_options`` makes them)."""
     holder: dict[str, World] = {}
-    port = _free_port()
+    port = free_port()
+    listen = network or {"host": "127.0.0.1", "port": port}
+    port = int(listen["port"])
     config = uvicorn.Config(
         create_app(_opener(holder, world_options), mount=mount_mcp),
-        host="127.0.0.1",
-        port=port,
         log_level="error",
+        **listen,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -57,6 +57,7 @@ from redstring.ingest.service import (
     ExtractorNotConfiguredError,
     IngestSettings,
     MergeRefusedError,
+    TenantErasedError,
     UnknownEntityError,
     WriteConflictError,
 )
@@ -162,6 +163,7 @@ __all__ = [  # noqa: RUF022 - plainly sorted, as the public-surface gate checks
     "SourceInfo",
     "StoredChunk",
     "StoredEvent",
+    "TenantErasedError",
     "TenantId",
     "TransientLlmError",
     "UnknownEntityError",

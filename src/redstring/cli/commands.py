@@ -300,7 +300,8 @@ def delete_source(
 @command(
     app,
     "delete-tenant",
-    help="Delete everything the tenant holds (asks first unless --yes).",
+    help="Delete everything the tenant holds: its graph, log, API keys and jobs; running "
+    "servers refuse its keys at once (asks first unless --yes).",
 )
 def delete_tenant(
     invocation: Invocation,
@@ -314,15 +315,14 @@ def delete_tenant(
             abort=True,
         )
 
-    async def work() -> None:
-        async with open_graph(invocation.settings) as runtime:
-            await runtime.graph.delete_tenant(invocation.tenant)
-
-    invocation.run(work())
+    erased = invocation.run(serving.erase_tenant(invocation.settings, invocation.tenant))
     if invocation.json:
-        invocation.emit_json({"tenant": invocation.tenant, "deleted": True})
+        invocation.emit_json({**erased, "deleted": True})
     else:
-        invocation.out.print(f"deleted tenant {invocation.tenant}")
+        invocation.out.print(
+            f"deleted tenant {invocation.tenant}: {erased['events']} events, "
+            f"{erased['keys']} API keys, {erased['jobs']} jobs"
+        )
 
 
 @command(

@@ -22,7 +22,7 @@ from redstring.cli.runtime import open_graph
 from redstring.cli.settings import Settings
 
 if TYPE_CHECKING:
-    from redstring.serve import KeyStore, Service
+    from redstring.serve import KeyStore, Service, Signal
 
 FastAPI = Any  # the app's type; fastapi itself is imported only by redstring.serve
 
@@ -68,11 +68,45 @@ async def _tables(settings: Settings) -> AsyncIterator[Any]:
 
 @asynccontextmanager
 async def _key_store(settings: Settings) -> AsyncIterator[KeyStore]:
-    _serve_modules()
     from redstring.serve.postgres import PostgresKeyStore
 
     async with _tables(settings) as tables:
         yield PostgresKeyStore(tables)
+
+
+async def erase_tenant(settings: Settings, tenant: str) -> dict[str, Any]:
+    """``redstring delete-tenant``: the server's own erasure (``DELETE /v1/tenants/{t}``),
+    so running servers refuse the tenant's keys at once and forget it within a second.
+
+    Needs only the database: neither the web frameworks nor argon2 are imported. With
+    ``--backend memory`` nothing outlives a command, so only the graph is erased.
+    """
+    from redstring.domain.ids import tenant_id
+    from redstring.serve.erasure import erase_tenant as erase
+
+    key = tenant_id(tenant)
+    async with open_graph(settings) as runtime:
+        if runtime.pool is None:
+            events = await runtime.graph.delete_tenant(key)
+            return {"tenant": key, "events": events, "keys": 0, "jobs": 0}
+        from redstring.serve.postgres import (
+            PostgresJobStore,
+            PostgresKeyStore,
+            PostgresSignal,
+            ServerTables,
+        )
+
+        tables = ServerTables(runtime.pool)
+        await tables.ensure_schema()
+        erased = await erase(
+            key,
+            graph=runtime.graph,
+            keys=PostgresKeyStore(tables),
+            jobs=PostgresJobStore(tables),
+            cache=runtime.cache,
+            signal=PostgresSignal(tables),
+        )
+        return erased.model_dump()
 
 
 def _key_row(key: Any) -> dict[str, Any]:
@@ -139,8 +173,12 @@ def keys_revoke(
     key_id: Annotated[str, typer.Argument(help="The key id.")],
 ) -> None:
     async def work() -> Any:
-        async with _key_store(invocation.settings) as store:
-            return await store.revoke(key_id)
+        from redstring.serve.postgres import PostgresKeyStore, PostgresSignal
+
+        async with _tables(invocation.settings) as tables:
+            revoked = await PostgresKeyStore(tables).revoke(key_id)
+            await PostgresSignal(tables).bump()
+            return revoked
 
     record = invocation.run(work())
     if invocation.json:
@@ -164,17 +202,29 @@ async def open_service(settings: Settings, options: dict[str, Any]) -> AsyncIter
             jobs = serve.JobRunner(runtime.graph, serve.InMemoryJobStore(), lease_seconds=lease)
             _, secret = await keys.create(tenant=options["tenant"], name="serve --backend memory")
             sys.stderr.write(f"API key for tenant {options['tenant']} (this run only): {secret}\n")
+            signal: Signal = serve.InMemorySignal()
         else:
-            from redstring.serve.postgres import PostgresJobStore, PostgresKeyStore, ServerTables
+            from redstring.serve.postgres import (
+                PostgresJobStore,
+                PostgresKeyStore,
+                PostgresSignal,
+                ServerTables,
+            )
 
             tables = ServerTables(runtime.pool)
             await tables.ensure_schema()
             keys = PostgresKeyStore(tables)
             jobs = serve.JobRunner(runtime.graph, PostgresJobStore(tables), lease_seconds=lease)
+            signal = PostgresSignal(tables)
         assert runtime.cache is not None
         limits = Limits(requests_per_window=int(options.get("rate_limit", 600)))
         yield serve.Service(
-            graph=runtime.graph, keys=keys, jobs=jobs, cache=runtime.cache, limits=limits
+            graph=runtime.graph,
+            keys=keys,
+            jobs=jobs,
+            cache=runtime.cache,
+            limits=limits,
+            signal=signal,
         )
 
 
@@ -228,6 +278,16 @@ def serve_command(
             help="Seconds a stopped server's job stays its own before another resumes it.",
         ),
     ] = 30.0,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Comma-separated addresses (or networks, or *) of the reverse proxies whose "
+            "X-Forwarded-For / X-Forwarded-Proto to believe. Unset: none is believed, and "
+            "every limit applies to the address the connection comes from.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     options = {"tenant": invocation.tenant, "rate_limit": rate_limit, "job_lease": job_lease}
     if transport == "stdio":
@@ -238,13 +298,29 @@ def serve_command(
     _serve_modules()
     import uvicorn
 
+    network = uvicorn_options(host, port, forwarded_allow_ips)
     if workers == 1:
-        uvicorn.run(build_app(invocation.settings, options), host=host, port=port)
+        uvicorn.run(build_app(invocation.settings, options), **network)
         return
     settings_module.hand_to_workers(invocation.settings, options)
-    uvicorn.run(
-        "redstring.cli.serving:worker_app", factory=True, host=host, port=port, workers=workers
-    )
+    uvicorn.run("redstring.cli.serving:worker_app", factory=True, workers=workers, **network)
+
+
+def uvicorn_options(host: str, port: int, forwarded_allow_ips: str | None) -> dict[str, Any]:
+    """How uvicorn listens, and whose forwarding headers it believes.
+
+    uvicorn believes ``X-Forwarded-For`` from 127.0.0.1 by default, which lets any client on
+    the server's own host pose as any address (and so dodge the per-address budget). Here
+    the headers count only from the proxies named, and from none when none is named.
+    """
+    if forwarded_allow_ips is None or not forwarded_allow_ips.strip():
+        return {"host": host, "port": port, "proxy_headers": False}
+    return {
+        "host": host,
+        "port": port,
+        "proxy_headers": True,
+        "forwarded_allow_ips": [item.strip() for item in forwarded_allow_ips.split(",")],
+    }
 
 
 async def _stdio(settings: Settings, options: dict[str, Any], api_key: str | None) -> None:

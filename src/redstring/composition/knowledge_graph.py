@@ -315,9 +315,21 @@ class KnowledgeGraph:
         """
         return await self._writer.delete_source(_tenant(tenant), existing_source_id(source))
 
-    async def delete_tenant(self, tenant: str) -> None:
-        """Erase the tenant: every store's rows, its checkpoints and its event log."""
-        await self._writer.delete_tenant(_tenant(tenant))
+    async def delete_tenant(self, tenant: str) -> int:
+        """Erase the tenant: every store's rows, its checkpoints and its event log; returns
+        how many events the log held (0: it held nothing).
+
+        Another ``KnowledgeGraph`` over the same stores (another process) sees the tenant as
+        empty at its next read of it, and :meth:`forget_erased` drops what it still caches.
+        A write of the tenant running meanwhile raises ``TenantErasedError`` and keeps
+        nothing.
+        """
+        return await self._writer.delete_tenant(_tenant(tenant))
+
+    async def forget_erased(self) -> list[str]:
+        """Drop what this object caches of tenants another process erased (their folded
+        histories); returns those tenants. One read per cached tenant."""
+        return [str(tenant) for tenant in await self._writer.forget_erased()]
 
     async def rebuild(self, tenant: str) -> int:
         """Empty the tenant's projections and replay its log; returns the events replayed.

@@ -107,6 +107,10 @@ class WriteConflictError(RedstringError):
     """Other writers kept winning the race for a tenant; the write was not made."""
 
 
+class TenantErasedError(RedstringError):
+    """The tenant was deleted while the write ran; what the write had appended is erased."""
+
+
 @dataclass(frozen=True)
 class IngestSettings:
     """How ingestion cuts, extracts and retries; every field has a documented default.
@@ -168,13 +172,54 @@ class GraphWriter:
     # -- reading state ------------------------------------------------------------------
 
     async def sync(self, tenant: TenantId) -> TenantHistory:
-        """Bring the projections and the folded history up to the end of the tenant's log."""
-        history = self._histories.setdefault(tenant, TenantHistory())
+        """Bring the projections and the folded history up to the end of the tenant's log.
+
+        A history folded earlier is checked against the log first (one read): when the event
+        it ends at is gone, another process erased the tenant, so the history is dropped and
+        marked ``deleted`` (a write that began on it stops, see :meth:`_write`) and the
+        tenant is folded afresh.
+        """
+        history = self._histories.get(tenant)
+        if history is not None and not await self._still_logged(tenant, history):
+            history = None
+        if history is None:
+            history = self._histories[tenant] = TenantHistory()
         await self._projector.catch_up(tenant, after=history.position, observer=history.apply_all)
         if history.deleted:
             await self._finish_erasure(tenant)
             return await self.sync(tenant)
+        if not history.position:
+            # A tenant with no events: nothing worth keeping, not even its name.
+            self._histories.pop(tenant, None)
         return history
+
+    async def _still_logged(self, tenant: TenantId, history: TenantHistory) -> bool:
+        """False (and ``history`` forgotten, marked deleted) when the log no longer holds the
+        event ``history`` was folded up to: the tenant was erased since."""
+        if not history.position:
+            return True
+        page = await self._events.read(tenant, after=history.position - 1, limit=1)
+        if page and page[0].position == history.position:
+            return True
+        history.deleted = True
+        if self._histories.get(tenant) is history:
+            del self._histories[tenant]
+        return False
+
+    async def forget_erased(self) -> list[TenantId]:
+        """Drop this process's state of every tenant whose log another process erased (its
+        folded history, and its lock when idle), and of tenants it found empty; returns the
+        erased ones."""
+        gone = []
+        for tenant, history in list(self._histories.items()):
+            if not history.position:  # folded nothing: a name read once, nothing to keep
+                del self._histories[tenant]
+            elif not await self._still_logged(tenant, history):
+                gone.append(tenant)
+        for tenant, lock in list(self._locks.items()):
+            if tenant not in self._histories and not lock.locked():
+                del self._locks[tenant]
+        return gone
 
     # -- the write protocol -------------------------------------------------------------
 
@@ -182,11 +227,27 @@ class GraphWriter:
         self,
         tenant: TenantId,
         plan: Callable[[TenantHistory], Awaitable[tuple[list[GraphEvent], T]]],
+        *,
+        since: TenantHistory | None = None,
     ) -> T:
+        """Plan against the tenant's state and append, retrying lost races.
+
+        ``since`` is the history the operation started from (the first attempt's, unless
+        given): when the tenant is erased under the write, whatever the write appended is
+        erased again and :class:`TenantErasedError` raised, so that no write that began
+        before an erasure outlives it.
+        """
         async with self._lock(tenant):
             for attempt in range(self._settings.max_write_attempts):
                 version = await self._events.stream_version(tenant, GRAPH_STREAM)
                 history = await self.sync(tenant)
+                since = since or history
+                if since.deleted:
+                    await self._finish_erasure(tenant)
+                    raise TenantErasedError(
+                        f"tenant {tenant!r} was deleted while this write ran; nothing of it "
+                        "was kept"
+                    )
                 events, result = await plan(history)
                 if not events:
                     return result
@@ -268,7 +329,8 @@ class GraphWriter:
                 report,
             )
 
-        return await self._write(tenant, plan)
+        # The extractions appended above count as this write's: an erasure since erases them.
+        return await self._write(tenant, plan, since=history)
 
     async def _extract(
         self,
@@ -814,19 +876,26 @@ class GraphWriter:
 
         return await self._write(tenant, plan)
 
-    async def delete_tenant(self, tenant: TenantId) -> None:
-        """Erase the tenant everywhere: projections, checkpoints and the log itself."""
+    async def delete_tenant(self, tenant: TenantId) -> int:
+        """Erase the tenant everywhere: projections, checkpoints and the log itself; returns
+        how many events the log held.
+
+        The ``TenantDeleted`` marker makes a process that reads the log before the erasure
+        completes finish it; one that folded the tenant earlier finds its history's last
+        event gone at its next read (:meth:`sync`).
+        """
         async with self._lock(tenant):
             marker = encode(tenant, "tenant-deleted", TenantDeleted())
             await self._events.append(tenant, GRAPH_STREAM, [marker])
-            await self._finish_erasure(tenant)
+            return max(0, await self._finish_erasure(tenant) - 1)
 
-    async def _finish_erasure(self, tenant: TenantId) -> None:
-        await self._graph.delete_by_tenant(tenant)
-        await self._vectors.delete_by_tenant(tenant)
-        await self._chunks.delete_by_tenant(tenant)
-        await self._events.delete_by_tenant(tenant)
-        self._histories.pop(tenant, None)
+    async def _finish_erasure(self, tenant: TenantId) -> int:
+        await self._projector.reset(tenant)
+        erased = await self._events.delete_by_tenant(tenant)
+        forgotten = self._histories.pop(tenant, None)
+        if forgotten is not None:
+            forgotten.deleted = True
+        return erased
 
     async def rebuild(self, tenant: TenantId) -> int:
         """Empty the tenant's projections and replay its whole log; returns events applied."""

@@ -21,7 +21,7 @@ from redstring.serve.problems import (
     ProblemError,
     problem_for,
 )
-from redstring.serve.service import Service
+from redstring.serve.service import AccessRefusedError, Service
 
 TENANT_HEADER = "X-Redstring-Tenant"
 T = TypeVar("T")
@@ -39,38 +39,17 @@ async def _principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
-    if credentials is None:
-        raise ProblemError(
-            401,
-            "send an API key as Authorization: Bearer <key>",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
     service = _service(request)
     client = request.client.host if request.client else "unknown"
-    refused = await service.failed_keys.wait(client)
-    if refused is not None:
-        raise ProblemError(
-            429,
-            f"too many invalid API keys from this address; retry after {refused:.0f} s",
-            headers=retry_after(refused),
+    try:
+        return await service.admit(credentials.credentials if credentials else None, client)
+    except AccessRefusedError as refused:
+        headers = (
+            retry_after(refused.retry_after)
+            if refused.retry_after is not None
+            else {"WWW-Authenticate": "Bearer"}
         )
-    found = await service.keys.authenticate(credentials.credentials)
-    if found is None:
-        await service.failed_keys.record(client)
-        raise ProblemError(
-            401,
-            "the API key is not valid (unknown, revoked or mistyped)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    wait = await service.rate.admit(found.key_id)
-    if wait is not None:
-        raise ProblemError(
-            429,
-            f"this key made more than {service.limits.requests_per_window} requests in "
-            f"{service.limits.window_seconds:g} s; retry after {wait:.0f} s",
-            headers=retry_after(wait),
-        )
-    return found
+        raise ProblemError(refused.status, refused.detail, headers=headers) from None
 
 
 async def _tenant(
@@ -106,7 +85,14 @@ async def _tenant(
         ) from error
 
 
+def _admin(principal: Annotated[Principal, Depends(_principal)]) -> Principal:
+    if not principal.admin:
+        raise ProblemError(403, "only an admin key may do this")
+    return principal
+
+
 Tenant = Annotated[TenantId, Depends(_tenant)]
+Admin = Annotated[Principal, Depends(_admin)]
 Served = Annotated[Service, Depends(_service)]
 Offset = Annotated[int, Query(ge=0, description="How many items to skip.")]
 Limit = Annotated[int, Query(ge=1, description="Page size (at most the server's page limit).")]

@@ -25,7 +25,7 @@ import redstring
 from redstring import export as exporting
 from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.documents import SUPPORTED_SUFFIXES
-from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.ids import EntityId, TenantId, tenant_id
 from redstring.ingest.reports import (
     DeleteReport,
     GraphStats,
@@ -36,8 +36,10 @@ from redstring.ingest.reports import (
 )
 from redstring.retrieval import Answer, QueryResult
 from redstring.serve.answers import BodyLimit, install_handlers
+from redstring.serve.erasure import TenantErasure
 from redstring.serve.guards import (
     TENANT_HEADER,
+    Admin,
     Limit,
     Offset,
     Served,
@@ -88,9 +90,9 @@ def create_app(
     """The HTTP API over the service that ``open_service`` opens (in the app's lifespan).
 
     On start the app opens the service and watches for abandoned jobs (resuming each once
-    its lease runs out); on stop it stops the running jobs (another server resumes them)
-    and closes the service. ``mount`` may add
-    routes and run beside the app (the MCP server's transport).
+    its lease runs out) and for the shared signal of erasures (forgetting what is gone); on
+    stop it stops the running jobs (another server resumes them) and closes the service.
+    ``mount`` may add routes and run beside the app (the MCP server's transport).
     """
 
     @asynccontextmanager
@@ -99,13 +101,19 @@ def create_app(
             app.state.service = service
             if mount is not None:
                 await stack.enter_async_context(mount(app))
-            watcher = asyncio.create_task(service.jobs.watch())
+            signalled = await service.signal.current()
+            watchers = [
+                asyncio.create_task(service.jobs.watch()),
+                asyncio.create_task(service.watch(since=signalled)),
+            ]
             try:
                 yield
             finally:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
+                for watcher in watchers:
+                    watcher.cancel()
+                for watcher in watchers:
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await watcher
                 await service.jobs.close()
 
     app = FastAPI(
@@ -395,6 +403,30 @@ def _routes(app: FastAPI) -> None:
             "html": (exporting.to_html, "text/html; charset=utf-8"),
         }[format]
         return Response(render(snapshot), media_type=media)
+
+    @app.delete(
+        "/v1/tenants/{tenant}",
+        response_model=TenantErasure,
+        tags=["tenants"],
+        responses=documented(*_AUTHED, 403),
+    )
+    async def delete_tenant(
+        tenant: Annotated[
+            str,
+            Path(
+                min_length=1,
+                max_length=128,
+                pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$",
+                description="The tenant to erase.",
+            ),
+        ],
+        admin: Admin,
+        service: Served,
+    ) -> TenantErasure:
+        """Erase a tenant (admin keys only): its graph, event log, API keys, jobs and cache
+        entries, in every server process sharing these stores. Afterwards the server answers
+        as if the tenant never existed; erasing a tenant that holds nothing is a no-op."""
+        return await service.delete_tenant(tenant_id(tenant))
 
     for path, item, read, tag, summary in (
         ("/v1/sources", SourceInfo, KnowledgeGraph.sources, "reading", "The tenant's sources."),

@@ -84,6 +84,14 @@ class JobStore(ABC):
     async def unfinished(self) -> list[str]:
         """Ids of every job not yet succeeded or failed, oldest first."""
 
+    @abstractmethod
+    async def delete_tenant(self, tenant: TenantId) -> int:
+        """Delete every job of ``tenant``, input included; returns how many there were."""
+
+    @abstractmethod
+    async def exists(self, job_id: str) -> bool:
+        """True while the job's row exists (erasing its tenant deletes it)."""
+
     async def ensure_schema(self) -> None:  # noqa: B027 - optional, a no-op by default
         """Create the storage if missing (nothing for stores without a schema)."""
 
@@ -130,8 +138,21 @@ class InMemoryJobStore(JobStore):
             if stored.job.state not in FINISHED
         ]
 
+    async def delete_tenant(self, tenant: TenantId) -> int:
+        gone = [job_id for job_id, stored in self.jobs.items() if stored.job.tenant == tenant]
+        for job_id in gone:
+            del self.jobs[job_id]
+        return len(gone)
+
+    async def exists(self, job_id: str) -> bool:
+        return job_id in self.jobs
+
 
 Step = Callable[[int], Awaitable[None]]
+
+
+class _LostJobError(Exception):
+    """This runner no longer holds the job: its row is gone or another server took it."""
 
 
 class JobRunner:
@@ -149,7 +170,7 @@ class JobRunner:
         self.store = store
         self.owner = uuid.uuid4().hex
         self.lease = timedelta(seconds=lease_seconds)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], Job] = {}
 
     async def submit(
         self, tenant: TenantId, kind: JobKind, payload: dict[str, Any], *, total: int
@@ -193,9 +214,27 @@ class JobRunner:
 
     async def close(self) -> None:
         """Stop the running tasks; their jobs stay unfinished for a later server to resume."""
-        for task in list(self._tasks):
+        await self._stop(list(self._tasks))
+
+    async def erase_tenant(self, tenant: TenantId) -> int:
+        """Stop this process's jobs of ``tenant`` and delete all its jobs; returns how many
+        were stored."""
+        await self._stop([task for task, job in self._tasks.items() if job.tenant == tenant])
+        return await self.store.delete_tenant(tenant)
+
+    async def stop_deleted(self) -> int:
+        """Stop every job of this process whose row is gone (its tenant was erased
+        elsewhere); returns how many stopped."""
+        gone = [
+            task for task, job in self._tasks.items() if not await self.store.exists(job.job_id)
+        ]
+        await self._stop(gone)
+        return len(gone)
+
+    async def _stop(self, tasks: list[asyncio.Task[None]]) -> None:
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks):
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
@@ -212,25 +251,35 @@ class JobRunner:
         if claimed is None:
             return False
         task = asyncio.create_task(self._run(claimed))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[task] = claimed.job
+        task.add_done_callback(lambda done: self._tasks.pop(done, None))
         return True
 
     async def _save(self, job: Job) -> None:
+        """Write the job's progress; a job whose row is gone or whose lease another server
+        took stops here (raising :class:`_LostJobError`)."""
         job.updated_at = datetime.now(UTC)
-        await self.store.update(job, owner=self.owner, lease_until=job.updated_at + self.lease)
+        kept = await self.store.update(
+            job, owner=self.owner, lease_until=job.updated_at + self.lease
+        )
+        if not kept:
+            raise _LostJobError(job.job_id)
 
     async def _run(self, stored: StoredJob) -> None:
+        with contextlib.suppress(_LostJobError):
+            await self._run_held(stored)
+
+    async def _run_held(self, stored: StoredJob) -> None:
         job = stored.job
         job.state, job.done, job.error = "running", 0, None
         await self._save(job)
-        renewer = asyncio.create_task(self._renew(job))
+        renewer = asyncio.create_task(self._renew(job, asyncio.current_task()))
         try:
             job.result = await self._work(job, stored.payload)
             job.state = "succeeded"
         except RedstringError as error:
             job.state, job.error = "failed", str(error)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, _LostJobError):
             raise
         except Exception as error:  # a lost connection: the job fails, the server lives on
             job.state, job.error = "failed", f"{type(error).__name__}: {error}"
@@ -240,10 +289,15 @@ class JobRunner:
                 await renewer
         await self._save(job)
 
-    async def _renew(self, job: Job) -> None:
+    async def _renew(self, job: Job, work: asyncio.Task[None] | None) -> None:
         while True:
             await asyncio.sleep(self.lease.total_seconds() / 3)
-            await self._save(job)
+            try:
+                await self._save(job)
+            except _LostJobError:
+                if work is not None:
+                    work.cancel()
+                return
 
     async def _work(self, job: Job, payload: dict[str, Any]) -> JsonValue:
         tenant = job.tenant

@@ -5,6 +5,11 @@ The per-key rate limit is the model calls' shared limiter
 every server process sharing one cache (Redis) shares one budget per key, and no window of
 ``window_seconds`` ever admits more than ``requests_per_window`` requests of a key, however
 many processes race. A refused request is not counted.
+
+Invalid keys are counted in the same cache per key id first and per client address second
+(:class:`FailedKeys`, ADR 0042): a key id whose secrets keep failing is refused before its
+secret is hashed again, and an address that keeps sending keys nobody has is refused before
+the decoy hash; a real key from that address is still verified.
 """
 
 from __future__ import annotations
@@ -22,7 +27,32 @@ from redstring.llm.resilience.rate_limit import RateLimiter as SharedLimiter
 from redstring.ports.cache import Cache
 from redstring.ports.errors import RateLimitedError
 
-__all__ = ["FailedKeys", "Limits", "RateLimiter"]
+__all__ = [
+    "FAILED_KEYS_PREFIX",
+    "RATE_PREFIX",
+    "FailedKeys",
+    "Limits",
+    "RateLimiter",
+    "address_subject",
+    "key_id_subject",
+]
+
+RATE_PREFIX = "redstring:serve:rate:"
+"""Cache key prefix of each key id's request window."""
+
+FAILED_KEYS_PREFIX = "redstring:serve:failed-keys:"
+"""Cache key prefix of failed-key windows, per subject (:func:`key_id_subject`,
+:func:`address_subject`)."""
+
+
+def key_id_subject(key_id: str) -> str:
+    """The failed-key subject of a key id."""
+    return f"key:{key_id}"
+
+
+def address_subject(address: str) -> str:
+    """The failed-key subject of a client address."""
+    return f"address:{address}"
 
 
 @dataclass(frozen=True)
@@ -60,7 +90,7 @@ class RateLimiter:
         cache: Cache,
         limits: Limits,
         *,
-        prefix: str = "redstring:serve:rate:",
+        prefix: str = RATE_PREFIX,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._cache = cache
@@ -73,6 +103,14 @@ class RateLimiter:
             on_limit=OnLimit.RAISE,
         )
         self._by_key: dict[str, SharedLimiter] = {}
+
+    def key_ids(self) -> list[str]:
+        """The key ids this process has limited since it last forgot."""
+        return sorted(self._by_key)
+
+    def forget(self) -> None:
+        """Drop this process's limiter objects (their windows live in the cache)."""
+        self._by_key.clear()
 
     async def admit(self, key_id: str) -> float | None:
         """Admit one request of ``key_id``: ``None`` if admitted, else seconds to wait."""
@@ -99,15 +137,16 @@ class RateLimiter:
 
 
 class FailedKeys:
-    """Invalid keys per client address in a shared window: past the budget, a client is
-    refused before its key is verified, so guessing keys cannot buy hash work."""
+    """Invalid keys per subject (a key id, a client address) in a shared window: past the
+    budget, the subject is refused before a secret is hashed, so guessing keys cannot buy
+    hash work."""
 
     def __init__(
         self,
         cache: Cache,
         limits: Limits,
         *,
-        prefix: str = "redstring:serve:failed-keys:",
+        prefix: str = FAILED_KEYS_PREFIX,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._cache = cache
@@ -115,11 +154,11 @@ class FailedKeys:
         self._prefix = prefix
         self._clock = clock
 
-    async def wait(self, client: str) -> float | None:
-        """Seconds ``client`` must wait before a key of its is verified again, or ``None``."""
+    async def wait(self, subject: str) -> float | None:
+        """Seconds ``subject`` must wait before a key of its is verified again, or ``None``."""
         now = self._clock()
         window = self._limits.window_seconds
-        key = self._prefix + client
+        key = self._prefix + subject
         if await self._cache.count_hits(key, since=now - window) < (
             self._limits.failed_keys_per_window
         ):
@@ -127,8 +166,8 @@ class FailedKeys:
         oldest = await self._cache.oldest_hit(key, since=now - window)
         return max(1.0, (oldest if oldest is not None else now) + window - now)
 
-    async def record(self, client: str) -> None:
-        """Count one invalid key from ``client``."""
+    async def record(self, subject: str) -> None:
+        """Count one invalid key of ``subject``."""
         await self._cache.record_hit(
-            self._prefix + client, at=self._clock(), ttl_seconds=self._limits.window_seconds
+            self._prefix + subject, at=self._clock(), ttl_seconds=self._limits.window_seconds
         )

@@ -29,8 +29,7 @@ import redstring
 from redstring.domain.errors import InvalidArgumentError, RedstringError
 from redstring.domain.ids import EntityId, TenantId, tenant_id
 from redstring.serve.guards import TENANT_HEADER
-from redstring.serve.keys import Principal
-from redstring.serve.service import Service, entity_view
+from redstring.serve.service import AccessRefusedError, Service, entity_view
 
 __all__ = ["create_mcp_server", "mount_mcp"]
 
@@ -62,22 +61,13 @@ class _Authenticate(ServerMiddleware[Any]):
             _TENANT.reset(token)
 
     async def _tenant(self, headers: Mapping[str, str], address: str) -> TenantId:
-        refused = await self.service.failed_keys.wait(address)
-        if refused is not None:
-            raise MCPError(
-                code=INVALID_REQUEST,
-                message=f"too many invalid API keys from this address; retry after {refused:.0f} s",
-            )
         scheme, _, key = (headers.get("authorization") or "").partition(" ")
-        found: Principal | None = None
-        if scheme.lower() == "bearer" and key:
-            found = await self.service.keys.authenticate(key.strip())
-        if found is None:
-            await self.service.failed_keys.record(address)
-            raise MCPError(code=INVALID_REQUEST, message="send a valid API key as a Bearer token")
-        wait = await self.service.rate.admit(found.key_id)
-        if wait is not None:
-            raise MCPError(code=INVALID_REQUEST, message=f"rate limited: retry after {wait:.0f} s")
+        try:
+            found = await self.service.admit(
+                key.strip() if scheme.lower() == "bearer" else None, address
+            )
+        except AccessRefusedError as refused:
+            raise MCPError(code=INVALID_REQUEST, message=refused.detail) from None
         named = headers.get(TENANT_HEADER.lower())
         if found.tenant is not None:
             if named is not None:

@@ -1,25 +1,29 @@
-"""The server's own tables in the graph's PostgreSQL: API keys and jobs.
+"""The server's own tables in the graph's PostgreSQL: API keys, jobs and one signal.
 
 ``{prefix}api_keys`` holds one row per key (its Argon2id hash, never the secret);
-``{prefix}jobs`` one row per job with its input as JSON, its progress and its lease. Both
-sit beside the graph's tables, so one database backup holds the graph, who may read it and
-the work still to do.
+``{prefix}jobs`` one row per job with its input as JSON, its progress and its lease;
+``{prefix}signals`` one counter that every tenant erasure and key revocation raises, which
+each server process watches to drop what it holds in memory (ADR 0042; it names no tenant).
+All sit beside the graph's tables, so one database backup holds the graph, who may read it
+and the work still to do.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
-
-from argon2 import PasswordHasher
+from typing import TYPE_CHECKING, Any
 
 from redstring.domain.ids import TenantId
 from redstring.postgres.pool import NamesOnlyStore
 from redstring.serve.jobs import Job, JobStore, StoredJob
 from redstring.serve.keys import ApiKey, KeyStore
+from redstring.serve.signal import Signal
 
-__all__ = ["PostgresJobStore", "PostgresKeyStore", "ServerTables"]
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
+
+__all__ = ["PostgresJobStore", "PostgresKeyStore", "PostgresSignal", "ServerTables"]
 
 
 class ServerTables(NamesOnlyStore):
@@ -32,6 +36,7 @@ class ServerTables(NamesOnlyStore):
         self.keys = self._names.table("api_keys")
         self.jobs = self._names.table("jobs")
         self.unfinished = self._names.index("jobs_unfinished_idx")
+        self.signals = self._names.table("signals")
 
     @property
     def pool(self) -> Any:
@@ -39,7 +44,7 @@ class ServerTables(NamesOnlyStore):
         return self._pool
 
     async def ensure_schema(self) -> None:
-        """Create both tables if missing; safe to run concurrently."""
+        """Create the tables if missing; safe to run concurrently."""
         async with self._schema_transaction() as conn:
             await conn.execute(
                 f"""
@@ -70,6 +75,10 @@ class ServerTables(NamesOnlyStore):
                 f"CREATE INDEX IF NOT EXISTS {self.unfinished} ON {self.jobs} (job_id) "
                 "WHERE NOT finished"
             )
+            await conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {self.signals} "
+                "(name text PRIMARY KEY, value bigint NOT NULL)"
+            )
 
 
 def _key(row: Any) -> ApiKey:
@@ -90,7 +99,7 @@ class PostgresKeyStore(KeyStore):
         tables: ServerTables,
         *,
         hasher: PasswordHasher | None = None,
-        remember_seconds: float = 5.0,
+        remember_seconds: float = 300.0,
     ) -> None:
         super().__init__(hasher=hasher, remember_seconds=remember_seconds)
         self._tables = tables
@@ -127,6 +136,12 @@ class PostgresKeyStore(KeyStore):
             at,
         )
         return None if row is None else _key(row)
+
+    async def _delete_tenant(self, tenant: TenantId) -> list[str]:
+        rows = await self._tables.pool.fetch(
+            f"DELETE FROM {self._tables.keys} WHERE tenant_id = $1 RETURNING key_id", tenant
+        )
+        return [row["key_id"] for row in rows]
 
 
 class PostgresJobStore(JobStore):
@@ -195,3 +210,39 @@ class PostgresJobStore(JobStore):
             "ORDER BY job->>'created_at', job_id"
         )
         return [row["job_id"] for row in rows]
+
+    async def delete_tenant(self, tenant: TenantId) -> int:
+        status = await self._tables.pool.execute(
+            f"DELETE FROM {self._tables.jobs} WHERE tenant_id = $1", tenant
+        )
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def exists(self, job_id: str) -> bool:
+        found = await self._tables.pool.fetchval(
+            f"SELECT 1 FROM {self._tables.jobs} WHERE job_id = $1", job_id
+        )
+        return found is not None
+
+
+class PostgresSignal(Signal):
+    """The counter in ``{prefix}signals``, shared by every server on the database."""
+
+    NAME = "forget"
+
+    def __init__(self, tables: ServerTables) -> None:
+        self._tables = tables
+
+    async def bump(self) -> int:
+        value: int = await self._tables.pool.fetchval(
+            f"INSERT INTO {self._tables.signals} (name, value) VALUES ($1, 1) "
+            "ON CONFLICT (name) DO UPDATE SET value = "
+            f"{self._tables.signals}.value + 1 RETURNING value",
+            self.NAME,
+        )
+        return value
+
+    async def current(self) -> int:
+        value: int | None = await self._tables.pool.fetchval(
+            f"SELECT value FROM {self._tables.signals} WHERE name = $1", self.NAME
+        )
+        return value or 0

@@ -18,6 +18,7 @@ from redstring.ingest.admission import DocumentTooLargeError
 from redstring.ingest.service import (
     ExtractorNotConfiguredError,
     MergeRefusedError,
+    TenantErasedError,
     UnknownEntityError,
     WriteConflictError,
 )
@@ -98,7 +99,7 @@ def problem_for(error: RedstringError, *, field: str | None = None) -> ProblemEr
     errors = [FieldError(field=field, message=str(error))] if field else None
     if isinstance(error, UnknownEntityError):
         return ProblemError(404, str(error))
-    if isinstance(error, MergeRefusedError | WriteConflictError):
+    if isinstance(error, MergeRefusedError | WriteConflictError | TenantErasedError):
         return ProblemError(409, str(error))
     if isinstance(error, DocumentTooLargeError):
         return ProblemError(413, str(error))

@@ -1,5 +1,6 @@
-"""What both servers stand on: the graph, the keys, the jobs and the limits, and the reads
-that the facade does not offer in one call (an entity with its neighbours and sources).
+"""What both servers stand on: the graph, the keys, the jobs and the limits; who may call
+(:meth:`Service.admit`), erasing a tenant (:meth:`Service.delete_tenant`), and the reads that
+the facade does not offer in one call (an entity with its neighbours and sources).
 
 The HTTP API and the MCP server are thin layers over one :class:`Service`; neither talks to a
 store directly. Every tenant here comes from a :class:`~redstring.serve.keys.Principal`.
@@ -7,6 +8,7 @@ store directly. Every tenant here comes from a :class:`~redstring.serve.keys.Pri
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -18,11 +20,21 @@ from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.domain.ids import EntityId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity, Relationship
 from redstring.ports.cache import Cache
+from redstring.serve.erasure import TenantErasure, erase_tenant
 from redstring.serve.jobs import JobRunner
-from redstring.serve.keys import KeyStore
-from redstring.serve.limits import FailedKeys, Limits, RateLimiter
+from redstring.serve.keys import KeyStore, Principal, split_key
+from redstring.serve.limits import (
+    FAILED_KEYS_PREFIX,
+    RATE_PREFIX,
+    FailedKeys,
+    Limits,
+    RateLimiter,
+    address_subject,
+    key_id_subject,
+)
+from redstring.serve.signal import InMemorySignal, Signal
 
-__all__ = ["Connection", "EntityView", "Service", "entity_view"]
+__all__ = ["AccessRefusedError", "Connection", "EntityView", "Service", "entity_view"]
 
 _PROBE_TENANT = TenantId("redstring-readiness-probe")
 _PROBE_ID = EntityId(uuid.UUID(int=0))
@@ -82,21 +94,138 @@ async def entity_view(
     )
 
 
+class AccessRefusedError(Exception):
+    """A request's key does not open the server: ``status`` 401 or 429 (then
+    ``retry_after`` seconds)."""
+
+    def __init__(self, status: int, detail: str, retry_after: float | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+_INVALID = "the API key is not valid (unknown, revoked or mistyped)"
+
+
 @dataclass
 class Service:
-    """The graph and everything the servers add to it."""
+    """The graph and everything the servers add to it.
+
+    ``signal`` is shared by every server process on the same stores (PostgreSQL) and raised
+    by each erasure; ``signal_seconds`` is how often :meth:`watch` looks at it.
+    """
 
     graph: KnowledgeGraph
     keys: KeyStore
     jobs: JobRunner
     cache: Cache
     limits: Limits = field(default_factory=Limits)
+    signal: Signal = field(default_factory=InMemorySignal)
+    signal_seconds: float = 0.5
     rate: RateLimiter = field(init=False)
     failed_keys: FailedKeys = field(init=False)
 
     def __post_init__(self) -> None:
         self.rate = RateLimiter(self.cache, self.limits)
         self.failed_keys = FailedKeys(self.cache, self.limits)
+
+    async def admit(self, key: str | None, address: str) -> Principal:
+        """The principal of a request carrying ``key`` from ``address``, within its limits.
+
+        Budgets go per key id first, per address second (ADR 0042): a real key id whose
+        secrets keep failing is refused before its secret is hashed again (unless this
+        process verified exactly this key lately); a key nobody has is refused before the
+        decoy hash once its address has sent too many. A real key is verified whatever its
+        address sent before, so a client behind a shared address is not locked out by its
+        neighbours. Raises :class:`AccessRefusedError`.
+        """
+        if not key:
+            raise AccessRefusedError(401, "send an API key as Authorization: Bearer <key>")
+        parts = split_key(key)
+        found = await self.keys.row(parts[0]) if parts is not None else None
+        if found is None:
+            wait = await self.failed_keys.wait(address_subject(address))
+            if wait is not None:
+                raise AccessRefusedError(
+                    429,
+                    f"too many invalid API keys from this address; retry after {wait:.0f} s",
+                    wait,
+                )
+            if parts is not None:
+                await self.keys.verify_nothing(parts[1])
+            await self.failed_keys.record(address_subject(address))
+            raise AccessRefusedError(401, _INVALID)
+        record, stored_hash = found
+        principal = self.keys.remembered(key, record)
+        if principal is None:
+            subject = key_id_subject(record.key_id)
+            wait = await self.failed_keys.wait(subject)
+            if wait is not None:
+                raise AccessRefusedError(
+                    429,
+                    f"too many invalid secrets for key {record.key_id}; retry after {wait:.0f} s",
+                    wait,
+                )
+            principal = await self.keys.verify(key, record, stored_hash)
+            if principal is None:
+                await self.failed_keys.record(subject)
+                await self.failed_keys.record(address_subject(address))
+                raise AccessRefusedError(401, _INVALID)
+        wait = await self.rate.admit(principal.key_id)
+        if wait is not None:
+            raise AccessRefusedError(
+                429,
+                f"this key made more than {self.limits.requests_per_window} requests in "
+                f"{self.limits.window_seconds:g} s; retry after {wait:.0f} s",
+                wait,
+            )
+        return principal
+
+    async def delete_tenant(self, tenant: TenantId) -> TenantErasure:
+        """Erase ``tenant`` from every store, key, job and cache entry, and tell every server
+        process to forget it (:func:`~redstring.serve.erasure.erase_tenant`)."""
+        erased = await erase_tenant(
+            tenant,
+            graph=self.graph,
+            keys=self.keys,
+            jobs=self.jobs,
+            cache=self.cache,
+            signal=self.signal,
+        )
+        await self.forget_gone()
+        return erased
+
+    async def forget_gone(self) -> None:
+        """Drop what this process holds of erased tenants and deleted or revoked keys:
+        folded histories, verified secrets, rate limiters, runs of deleted jobs."""
+        await self.graph.forget_erased()
+        self.keys.forget_remembered()
+        for key_id in self.rate.key_ids():
+            if await self.keys.row(key_id) is None:
+                # A cache of this process alone (no Redis) still holds the key's windows.
+                await self.cache.delete(RATE_PREFIX + key_id)
+                await self.cache.delete(FAILED_KEYS_PREFIX + key_id_subject(key_id))
+        self.rate.forget()
+        await self.jobs.stop_deleted()
+
+    async def watch(self, *, since: int | None = None) -> None:
+        """For as long as this runs: every ``signal_seconds``, forget what is gone whenever
+        the shared signal has moved past ``since`` (an erasure or revocation by any
+        process). Read ``since`` before serving the first request, so that no move between
+        the first request and the first beat goes unseen."""
+        seen = await self.signal.current() if since is None else since
+        while True:
+            await asyncio.sleep(self.signal_seconds)
+            try:
+                now = await self.signal.current()
+                if now != seen:
+                    await self.forget_gone()
+                    seen = now
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                continue
 
     def probes(self) -> dict[str, Callable[[], Awaitable[object]]]:
         """One cheap read per configured backend, by name (the readiness probe runs them)."""

@@ -185,7 +185,13 @@ def test_delete_tenant_needs_yes_when_nobody_can_answer(run_cli: RunCli) -> None
     assert "--yes" in result.stderr
     confirmed = run_cli("delete-tenant", "--yes", "--json", backend="memory")
     assert confirmed.exit_code == 0, confirmed
-    assert json.loads(confirmed.stdout) == {"tenant": "default", "deleted": True}
+    assert json.loads(confirmed.stdout) == {
+        "tenant": "default",
+        "deleted": True,
+        "events": 0,
+        "keys": 0,
+        "jobs": 0,
+    }
 
 
 def test_export_refuses_an_unknown_format(run_cli: RunCli) -> None:

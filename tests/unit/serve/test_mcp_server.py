@@ -103,7 +103,7 @@ async def test_a_missing_or_wrong_key_is_refused_over_mcp() -> None:
         with pytest.raises(BaseException) as refused:  # noqa: PT011 - checked below
             async with _mcp(url, "rsk_000000000000_nope") as client:
                 await client.list_tools()
-        assert any("valid API key" in str(error) for error in _leaves(refused.value))
+        assert any("API key is not valid" in str(error) for error in _leaves(refused.value))
 
 
 async def test_the_stdio_transport_runs_from_the_command(tmp_path: Path) -> None:

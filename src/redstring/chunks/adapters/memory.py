@@ -218,8 +218,12 @@ class InMemoryChunkStore:
         return self._delete_where(tenant_id, lambda row: row.chunk.source_id == source_id)
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
-        """Remove every chunk of the tenant and return how many there were."""
-        return self._delete_where(tenant_id, lambda row: True)
+        """Remove every chunk of the tenant and return how many there were; no index keeps
+        so much as the tenant's id afterwards."""
+        removed = self._delete_where(tenant_id, lambda row: True)
+        for index in (self._by_tenant, self._postings, self._by_entity, self._total_length):
+            index.pop(tenant_id, None)
+        return removed
 
     def _delete_where(self, tenant_id: TenantId, doomed: _RowTest) -> int:
         keys = [(tenant_id, row.chunk.id) for row in self._tenant_rows(tenant_id) if doomed(row)]
