@@ -16,15 +16,13 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from redstring.cli.commands import app
+from redstring.cli.settings import SETTING_NAMES
 
 EXTRACTOR = "tests.unit.cli.names_extractor:CapitalisedNames"
-SETTING_VARIABLES = tuple(
-    f"REDSTRING_{name}"
-    for name in (
-        "BACKEND", "POSTGRES_DSN", "NEO4J_URI", "REDIS_URL", "LLM_BASE_URL", "LLM_MODEL",
-        "LLM_API_KEY", "DATA_DIR", "EXTRACTOR", "CONFIG",
-    )
-)  # fmt: skip
+SETTING_VARIABLES = (
+    *(f"REDSTRING_{name.upper()}" for name in SETTING_NAMES),
+    "REDSTRING_CONFIG",
+)
 
 
 class CliResult:

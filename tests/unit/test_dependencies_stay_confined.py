@@ -64,6 +64,7 @@ TABLE: tuple[Confinement, ...] = (
     Confinement(packages=("pypdf",), directories=("documents",)),
     Confinement(packages=("docx",), directories=("documents",)),
     Confinement(packages=("markdown_it",), directories=("documents",)),
+    Confinement(packages=("charset_normalizer",), directories=("documents",)),
 )
 
 

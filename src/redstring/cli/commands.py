@@ -8,32 +8,24 @@ the local offline embedding model and the offline extractor. See ``redstring con
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 from uuid import UUID
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 
 import redstring
 from redstring import export as exporting
 from redstring.cli import render, serving
 from redstring.cli.errors import InputError
-from redstring.cli.ingesting import IngestTally, ingest_files
+from redstring.cli.ingesting import IngestTally, ingest_planned, plan_files
 from redstring.cli.options import Invocation, command, plain
+from redstring.cli.progress import PassageProgress, counting_bar
 from redstring.cli.runtime import describe_extractor, open_graph
-from redstring.composition.schema_files import load_schema
-from redstring.documents import expand_paths
+from redstring.documents import SUPPORTED_SUFFIXES, Walk, walk
 from redstring.domain.ids import EntityId
-from redstring.domain.schema import Schema
 from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
 from redstring.retrieval import Answer, QueryResult
 
@@ -54,6 +46,17 @@ app = typer.Typer(
 )
 
 
+class ExportFormat(StrEnum):
+    """What ``export --format`` takes (a Click choice, so anything else is a usage error)."""
+
+    json = "json"
+    graphml = "graphml"
+    html = "html"
+
+
+assert tuple(item.value for item in ExportFormat) == exporting.FORMATS
+
+
 def _version(value: bool) -> None:
     if value:
         sys.stdout.write(f"redstring {redstring.__version__}\n")
@@ -72,18 +75,8 @@ def _root(
     """Turn documents into a tenant's knowledge graph and answer questions from it."""
 
 
-def _progress(invocation: Invocation) -> Progress:
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[current]}", style="dim"),
-        console=invocation.err,
-        transient=True,
-        disable=invocation.json,
-    )
+def _progress(invocation: Invocation) -> Any:
+    return counting_bar(invocation.err, disable=invocation.json)
 
 
 # --- ingest and import -------------------------------------------------------------------
@@ -92,11 +85,13 @@ def _progress(invocation: Invocation) -> Progress:
 @command(
     app,
     "ingest",
-    help="Ingest files, folders or glob patterns (.txt .md .html .pdf .docx) into the graph.\n\n"
+    help=f"Ingest files, folders or glob patterns ({' '.join(SUPPORTED_SUFFIXES)}, and text "
+    "files without a suffix) into the graph.\n\n"
     "Each file becomes one source (its path relative to the current directory). A file "
     "whose bytes have not changed since it was last ingested is skipped, as is one whose "
-    "bytes equal another source's. Interrupting is safe: finished files are stored, and "
-    "running the same command again continues.",
+    "bytes equal another source's; every file met and not ingested is listed with why. "
+    "Progress counts passages, per file and overall. Interrupting is safe: finished files "
+    "are stored, and running the same command again continues.",
 )
 def ingest(
     invocation: Invocation,
@@ -107,44 +102,66 @@ def ingest(
         Path | None,
         typer.Option(
             "--schema",
-            help="Entity and relationship types to extract (.json or .yaml); default: "
-            "the built-in schema.",
+            help="Entity and relationship types to extract (.json or .yaml; see the README); "
+            "or REDSTRING_SCHEMA, or the config key schema. Default: the built-in schema.",
+            show_default=False,
+        ),
+    ] = None,
+    chunk_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--chunk-chars",
+            help="Longest passage, in characters (default 1200; REDSTRING_CHUNK_CHARS).",
+            show_default=False,
+        ),
+    ] = None,
+    max_document_chars: Annotated[
+        int | None,
+        typer.Option(
+            "--max-document-chars",
+            help="Skip documents longer than this many characters (default 10000000; "
+            "REDSTRING_MAX_DOCUMENT_CHARS).",
             show_default=False,
         ),
     ] = None,
 ) -> None:
-    files = expand_paths(paths)
-    types = load_schema(schema) if schema is not None else None
-    tally = invocation.run(_ingest(invocation, files, types))
+    found = walk(paths)
+    tally = invocation.run(_ingest(invocation, found))
     if invocation.json:
         invocation.emit_json(tally)
     else:
         render.ingest_summary(invocation.out, tally)
-    if tally.count("failed"):
+    failed = tally.count("failed")
+    if failed or tally.failed_passages:
+        what = [f"{failed} file(s)"] if failed else []
+        what += [f"{tally.failed_passages} passage(s)"] if tally.failed_passages else []
+        invocation.err.print(
+            f"error: {' and '.join(what)} failed (listed in the summary); the rest is stored, "
+            "and running the same command again retries what failed",
+            markup=False,
+        )
         raise typer.Exit(1)
 
 
-async def _ingest(invocation: Invocation, files: list[Path], schema: Schema | None) -> IngestTally:
+async def _ingest(invocation: Invocation, found: Walk) -> IngestTally:
     async with open_graph(invocation.settings, extract=True) as runtime:
         tally = IngestTally(extractor=describe_extractor(runtime.extractor))
-        with _progress(invocation) as progress:
-            task = progress.add_task("ingesting", total=len(files), current="")
-            done = {"n": 0}
-
-            def advance(source: str) -> None:
-                progress.update(task, completed=done["n"], current=source)
-                done["n"] += 1
-
-            await ingest_files(
-                runtime.graph,
-                invocation.tenant,
-                files,
-                tally,
-                cwd=Path.cwd(),
-                advance=advance,
-                schema=schema,
-            )
-            progress.update(task, completed=len(files))
+        plan = await plan_files(
+            runtime.graph, invocation.tenant, found.files, found.skipped, cwd=Path.cwd()
+        )
+        progress = PassageProgress(
+            invocation.err,
+            total_passages=plan.passages,
+            total_files=len(plan.files),
+            enabled=not invocation.json,
+        )
+        with progress:
+            runtime.on_extractor_run(progress.passage_done)
+            try:
+                await ingest_planned(runtime.graph, invocation.tenant, plan, tally, progress)
+            finally:
+                if runtime.model_calls is not None:
+                    tally.model_calls = runtime.model_calls.made
         return tally
 
 
@@ -269,7 +286,7 @@ def stats(invocation: Invocation) -> None:
     if invocation.json:
         invocation.emit_json(found)
     else:
-        render.key_values(invocation.out, f"Tenant {invocation.tenant}", plain(found))
+        render.stats(invocation.out, invocation.tenant, found)
 
 
 # --- changing ----------------------------------------------------------------------------
@@ -351,14 +368,32 @@ def rebuild(invocation: Invocation) -> None:
 @command(
     app,
     "merges",
-    help="List the merges resolution made (and people made), with the rule, score and why.",
+    help="List the merges resolution made (and people made): one line each with the rule, "
+    "the score and the fields that decided.\n\n"
+    "`merges --explain ID` (an id, or its first characters, as the list shows it) prints "
+    "everything recorded about one merge; --json gives every merge in full.",
 )
-def merges(invocation: Invocation) -> None:
+def merges(
+    invocation: Invocation,
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            "--explain", help="Explain one merge in full: its id or the id's first characters."
+        ),
+    ] = None,
+) -> None:
     async def work() -> list[MergeInfo]:
         async with open_graph(invocation.settings) as runtime:
             return await runtime.graph.merges(invocation.tenant)
 
     found = invocation.run(work())
+    if explain is not None:
+        chosen = _one_merge(found, explain, invocation.tenant)
+        if invocation.json:
+            invocation.emit_json(chosen)
+        else:
+            render.explain_merge(invocation.out, chosen)
+        return
     if invocation.json:
         invocation.emit_json(found)
         return
@@ -366,7 +401,24 @@ def merges(invocation: Invocation) -> None:
         invocation.out.print(f"tenant {invocation.tenant} has no merges")
         return
     render.merges(invocation.out, found)
-    invocation.out.print("Undo one with: redstring unmerge ALIAS-ID")
+    invocation.out.print(
+        "Explain one with: redstring merges --explain ID; undo one with: redstring unmerge ID"
+    )
+
+
+def _one_merge(found: list[MergeInfo], wanted: str, tenant: str) -> MergeInfo:
+    prefix = wanted.strip().lower()
+    if not prefix:
+        raise InputError("--explain needs a merge id (or its first characters)")
+    matching = [merge for merge in found if str(merge.loser_id).startswith(prefix)]
+    if not matching:
+        raise InputError(f"tenant {tenant} has no merge whose id starts with {wanted!r}")
+    if len({merge.loser_id for merge in matching}) > 1:
+        raise InputError(
+            f"{wanted!r} starts {len(matching)} merge ids; give more characters "
+            f"({', '.join(str(m.loser_id)[:12] for m in matching[:5])}...)"
+        )
+    return matching[-1]
 
 
 @command(
@@ -394,7 +446,7 @@ def possible_matches(invocation: Invocation) -> None:
             f"{match.entity_name or '?'} ({match.entity_id})",
             f"{match.candidate_name or '?'} ({match.candidate_id})",
             match.rule,
-            "" if match.score is None else f"{match.score:.3f}",
+            "" if match.score is None else f"{match.score:.2f}",
             render.why(match.explanation),
         )
     invocation.out.print(table)
@@ -465,7 +517,9 @@ def _entity_id(text: str) -> EntityId:
 )
 def export(
     invocation: Invocation,
-    format: Annotated[str, typer.Option("--format", "-f", help="json, graphml or html.")] = "json",
+    format: Annotated[ExportFormat, typer.Option("--format", "-f", help="The format.")] = (
+        ExportFormat.json
+    ),
     output: Annotated[
         Path | None,
         typer.Option(
@@ -476,9 +530,6 @@ def export(
         ),
     ] = None,
 ) -> None:
-    if format not in exporting.FORMATS:
-        raise InputError(f"--format {format!r} is not one of: {', '.join(exporting.FORMATS)}")
-
     async def work() -> Any:
         async with open_graph(invocation.settings) as runtime:
             return await runtime.graph.export(invocation.tenant)
@@ -488,15 +539,15 @@ def export(
         "json": exporting.to_json,
         "graphml": exporting.to_graphml,
         "html": exporting.to_html,
-    }[format](snapshot)
-    if output is None and format == "html":
+    }[format.value](snapshot)
+    if output is None and format is ExportFormat.html:
         output = Path(f"{invocation.tenant}-graph.html")
     if output is None:
         sys.stdout.write(text)
         return
     output.write_text(text, "utf-8")
     summary = {
-        "format": format,
+        "format": format.value,
         "output": str(output),
         "entities": len(snapshot.entities),
         "relationships": len(snapshot.relationships),

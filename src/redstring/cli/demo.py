@@ -17,8 +17,9 @@ from rich.table import Table
 
 from redstring import export as exporting
 from redstring.cli import render
-from redstring.cli.ingesting import FileOutcome, IngestTally
+from redstring.cli.ingesting import FileOutcome, IngestTally, failed_passages
 from redstring.cli.options import Invocation
+from redstring.cli.progress import counting_bar
 from redstring.cli.runtime import SWITCH_TO_LLM, describe_extractor, open_graph
 from redstring.corpus import load_corpus
 from redstring.domain.schema import Schema
@@ -66,7 +67,7 @@ async def run_demo(invocation: Invocation) -> DemoResult:
         graph = runtime.graph
         tally = IngestTally(extractor=describe_extractor(runtime.extractor))
         result = DemoResult(tally=tally, where=runtime.where)
-        progress = render_progress(invocation)
+        progress = counting_bar(invocation.err, disable=invocation.json)
         with progress:
             task = progress.add_task("ingesting the demo corpus", total=len(documents), current="")
             for number, (name, text) in enumerate(documents, start=1):
@@ -90,11 +91,14 @@ async def run_demo(invocation: Invocation) -> DemoResult:
                         name,
                         source,
                         "unchanged" if report.unchanged else "ingested",
-                        chunks=report.chunks,
-                        model_calls=report.model_calls,
+                        passages=report.chunks,
+                        extractor_runs=report.model_calls,
+                        failed_passages=failed_passages(report),
                     )
                 )
                 progress.update(task, completed=number)
+        if runtime.model_calls is not None:
+            tally.model_calls = runtime.model_calls.made
         snapshot = await graph.export(invocation.tenant)
         view = exporting.view_data(snapshot)
         entities: list[dict[str, Any]] = sorted(
@@ -116,13 +120,6 @@ def write_view(result: DemoResult, output: Path) -> None:
     if result.snapshot is not None:
         output.write_text(exporting.to_html(result.snapshot), "utf-8")
     result.html = str(output.resolve())
-
-
-def render_progress(invocation: Invocation) -> Any:
-    """The same progress bar ``ingest`` shows."""
-    from redstring.cli.commands import _progress
-
-    return _progress(invocation)
 
 
 def show(invocation: Invocation, result: DemoResult) -> None:

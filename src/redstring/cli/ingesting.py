@@ -1,17 +1,23 @@
-"""``redstring ingest``: files to sources, skipping what is unchanged, with a running tally.
+"""``redstring ingest``: files to sources, in two steps, with a tally of everything.
 
-A file's source id is its path relative to the current directory when it lies beneath it,
-else its absolute path (POSIX separators either way). A file whose text its source already
-holds is reported unchanged: ``KnowledgeGraph.ingest`` compares content, extracts nothing,
-and retries only passages whose extraction failed before. A file whose bytes (SHA-256) equal
-another source's is skipped as a duplicate of it. Each file is one ``KnowledgeGraph.ingest``
-call, which the core applies atomically, so an interrupted run leaves every finished file
-stored and the next run picks up from there.
+**Plan.** Every file the walk found is read and decoded first, so that before any passage
+is extracted the command knows what it will do with each file: ingest it (and how many
+passages it has, which is what the progress counts), or skip it with its reason: a
+duplicate (its bytes, by SHA-256, equal another source's), empty, or too large. A file
+that cannot be read fails, named, and the run carries on.
+
+**Ingest.** Each planned file is one ``KnowledgeGraph.ingest`` call, which the core applies
+atomically, so an interrupted run leaves every finished file stored and the next run picks
+up from there. A file whose text its source already holds is reported unchanged (the core
+compares content, extracts nothing, and retries only passages whose extraction failed
+before). A source id is the path relative to the current directory when it lies beneath it,
+else the absolute path (POSIX separators either way).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,37 +25,68 @@ from typing import Any
 from pydantic import JsonValue
 
 from redstring.cli.errors import CliError
+from redstring.cli.model_calls import ModelUnavailableError
+from redstring.cli.progress import PassageProgress
 from redstring.composition.knowledge_graph import KnowledgeGraph
-from redstring.documents import file_sha256, read_document
+from redstring.documents import Document, Skipped, file_sha256, read_document
+from redstring.domain.chunking import chunk_text
 from redstring.domain.errors import RedstringError
+from redstring.domain.ids import source_id
 from redstring.domain.schema import Schema
+
+# Texts read while planning are kept for the ingest step up to this many characters in
+# all; past it a file is read again when its turn comes (a large folder must not hold
+# every text in memory at once).
+KEEP_CHARS = 64_000_000
+
+
+@dataclass
+class FailedPassage:
+    """A passage whose extraction failed, and why (its next ingest retries it)."""
+
+    passage: int
+    error: str
+    message: str
 
 
 @dataclass
 class FileOutcome:
-    """What happened to one file."""
+    """What happened to one file: ``ingested``, ``unchanged``, ``duplicate``, ``skipped``
+    (``detail`` says why: unsupported type, empty, too large) or ``failed``."""
 
     path: str
     source_id: str
-    status: str  # ingested | unchanged | duplicate | failed
+    status: str
     detail: str = ""
-    chunks: int = 0
-    model_calls: int = 0
+    passages: int = 0
+    extractor_runs: int = 0
+    encoding: str | None = None
+    failed_passages: list[FailedPassage] = field(default_factory=list)
 
 
 @dataclass
 class IngestTally:
-    """The summary of one ``ingest`` (or ``demo``) run."""
+    """The summary of one ``ingest`` (or ``demo``) run.
+
+    ``extractor_runs`` counts passages handed to the extractor; ``model_calls`` counts
+    requests to the model server (0 without one; retries count). ``relationships_created``
+    counts relationships the graph did not hold before, so over a fresh tenant it is what
+    ``stats`` reports; ``relationship_statements`` counts every statement stored, repeats of
+    a known relationship included.
+    """
 
     extractor: str
     files: list[FileOutcome] = field(default_factory=list)
-    chunks: int = 0
+    passages: int = 0
     entities_created: int = 0
     entities_matched: int = 0
-    relationships: int = 0
-    model_calls: int = 0
+    relationships_created: int = 0
+    relationship_statements: int = 0
+    extractor_runs: int = 0
     extractions_reused: int = 0
+    model_calls: int = 0
     failed_passages: int = 0
+    seconds: float = 0.0
 
     def count(self, status: str) -> int:
         """How many files ended with ``status``."""
@@ -57,13 +94,22 @@ class IngestTally:
 
     def add_report(self, report: Any) -> None:
         """Add one ``IngestReport``."""
-        self.chunks += report.chunks
+        self.passages += report.chunks
         self.entities_created += report.entities_created
         self.entities_matched += report.entities_matched
-        self.relationships += report.relationships
-        self.model_calls += report.model_calls
+        self.relationships_created += report.relationships_created
+        self.relationship_statements += report.relationships
+        self.extractor_runs += report.model_calls
         self.extractions_reused += report.extractions_reused
         self.failed_passages += len(report.failed_chunks)
+
+
+def failed_passages(report: Any) -> list[FailedPassage]:
+    """The report's failed passages as the tally lists them."""
+    return [
+        FailedPassage(item.chunk_index, item.error_type, " ".join(item.message.split()))
+        for item in report.failed_chunks
+    ]
 
 
 def source_id_for(path: Path, cwd: Path) -> str:
@@ -75,59 +121,169 @@ def source_id_for(path: Path, cwd: Path) -> str:
         return resolved.as_posix()
 
 
-async def ingest_files(
+@dataclass
+class PlannedFile:
+    """A file that will be ingested: its source, digest, passage count and (maybe) text."""
+
+    path: Path
+    source: str
+    digest: str
+    passages: int
+    format: str
+    encoding: str | None
+    text: str | None
+
+
+@dataclass
+class Plan:
+    """What the run will ingest, in order, and the outcomes already known (skips, failures)."""
+
+    files: list[PlannedFile] = field(default_factory=list)
+    decided: list[FileOutcome] = field(default_factory=list)
+
+    @property
+    def passages(self) -> int:
+        """Passages in the files to ingest."""
+        return sum(item.passages for item in self.files)
+
+
+async def plan_files(
     graph: KnowledgeGraph,
     tenant: str,
     paths: Sequence[Path],
-    tally: IngestTally,
+    skipped: Sequence[Skipped],
     *,
     cwd: Path,
-    advance: Callable[[str], None],
-    schema: Schema | None = None,
-) -> None:
-    """Ingest ``paths`` one by one into ``tenant``, recording each outcome in ``tally``.
-
-    A file that cannot be read, or whose ingest raises a redstring error, is recorded as
-    failed and the run carries on; any other error (a lost connection) stops the run.
-    """
+) -> Plan:
+    """Read every file once and decide what becomes of it (see the module's docstring)."""
+    settings = graph.settings
+    plan = Plan()
+    for item in skipped:
+        plan.decided.append(
+            FileOutcome(str(item.path), source_id_for(item.path, cwd), "skipped", item.reason)
+        )
     by_hash: dict[str, str] = {}
     for info in await graph.sources(tenant):
         digest = info.metadata.get("sha256")
         if isinstance(digest, str):
             by_hash.setdefault(digest, str(info.source_id))
+    kept = 0
     for path in paths:
         source = source_id_for(path, cwd)
-        advance(source)
+        outcome = FileOutcome(str(path), source, "skipped")
         try:
             digest = file_sha256(path)
         except OSError as error:
-            tally.files.append(FileOutcome(str(path), source, "failed", f"unreadable: {error}"))
+            outcome.status, outcome.detail = "failed", f"unreadable: {error.strerror or error}"
+            plan.decided.append(outcome)
             continue
         # Same bytes under the same id still go to ingest: the core finds the text unchanged
         # at the cost of a parse, and retries any passage whose extraction failed last time.
         twin = by_hash.get(digest)
         if twin is not None and twin != source:
-            tally.files.append(FileOutcome(str(path), source, "duplicate", f"same bytes as {twin}"))
+            outcome.status, outcome.detail = "duplicate", f"same bytes as {twin}"
+            plan.decided.append(outcome)
+            continue
+        if path.stat().st_size == 0:
+            outcome.detail = "empty (0 bytes)"
+            plan.decided.append(outcome)
             continue
         try:
             document = read_document(path)
-            if not document.text.strip():
-                raise CliError("no text found in it")
-            metadata: dict[str, JsonValue] = {
-                "path": str(path.resolve()),
-                "sha256": digest,
-                "format": document.format,
-            }
-            report = await graph.ingest(
-                tenant, source, document.text, schema=schema, metadata=metadata
-            )
         except (CliError, RedstringError) as error:
-            tally.files.append(FileOutcome(str(path), source, "failed", str(error)))
+            outcome.status, outcome.detail = "failed", str(error)
+            plan.decided.append(outcome)
+            continue
+        outcome.encoding = document.encoding
+        if not document.text.strip():
+            outcome.detail = "empty (no text found in it)"
+            plan.decided.append(outcome)
+            continue
+        if len(document.text) > settings.max_document_chars:
+            outcome.detail = (
+                f"too large ({len(document.text):,} characters; the limit is "
+                f"{settings.max_document_chars:,}: raise it with --max-document-chars)"
+            )
+            plan.decided.append(outcome)
+            continue
+        passages = len(
+            chunk_text(
+                source_id(source),
+                document.text,
+                max_chars=settings.chunk_chars,
+                overlap_chars=settings.chunk_overlap,
+            )
+        )
+        keep = kept + len(document.text) <= KEEP_CHARS
+        kept += len(document.text) if keep else 0
+        by_hash.setdefault(digest, source)
+        plan.files.append(
+            PlannedFile(
+                path=path,
+                source=source,
+                digest=digest,
+                passages=passages,
+                format=document.format,
+                encoding=document.encoding,
+                text=document.text if keep else None,
+            )
+        )
+    return plan
+
+
+async def ingest_planned(
+    graph: KnowledgeGraph,
+    tenant: str,
+    plan: Plan,
+    tally: IngestTally,
+    progress: PassageProgress,
+    *,
+    schema: Schema | None = None,
+) -> None:
+    """Ingest the plan's files one by one, recording each outcome in ``tally``.
+
+    A file whose ingest raises a redstring error is recorded as failed and the run carries
+    on; any other error (a lost connection, a model server that is not there) stops it.
+    """
+    started = time.monotonic()
+    tally.files.extend(plan.decided)
+    for item in plan.files:
+        progress.start_file(item.source, item.passages)
+        outcome = FileOutcome(
+            str(item.path), item.source, "failed", passages=item.passages, encoding=item.encoding
+        )
+        try:
+            text = item.text if item.text is not None else _read_again(item)
+            metadata: dict[str, JsonValue] = {
+                "path": str(item.path.resolve()),
+                "sha256": item.digest,
+                "format": item.format,
+            }
+            if item.encoding is not None:
+                metadata["encoding"] = item.encoding
+            item.text = None
+            report = await graph.ingest(tenant, item.source, text, schema=schema, metadata=metadata)
+        except ModelUnavailableError:
+            raise
+        except (CliError, RedstringError) as error:
+            outcome.detail = str(error)
+            tally.files.append(outcome)
+            progress.end_file(item.source, item.passages, "failed")
             continue
         tally.add_report(report)
-        by_hash.setdefault(digest, source)
-        status = "unchanged" if report.unchanged else "ingested"
-        detail = f"{len(report.failed_chunks)} passage(s) failed" if report.failed_chunks else ""
-        tally.files.append(
-            FileOutcome(str(path), source, status, detail, report.chunks, report.model_calls)
-        )
+        outcome.status = "unchanged" if report.unchanged else "ingested"
+        outcome.passages = report.chunks
+        outcome.extractor_runs = report.model_calls
+        outcome.failed_passages = failed_passages(report)
+        if outcome.failed_passages:
+            outcome.detail = f"{len(outcome.failed_passages)} passage(s) failed"
+        tally.files.append(outcome)
+        progress.end_file(item.source, item.passages, outcome.status)
+    tally.seconds += time.monotonic() - started
+
+
+def _read_again(item: PlannedFile) -> str:
+    document: Document = read_document(item.path)
+    if document.sha256 != item.digest:
+        raise CliError(f"{item.path} changed while this run was planning; run it again")
+    return document.text

@@ -206,6 +206,34 @@ _COMMON: list[inspect.Parameter] = [
             None,
         ),
         (
+            "llm_timeout",
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--llm-timeout",
+                    help="Seconds one model call may take before it counts as failed "
+                    "(default 120).",
+                    rich_help_panel=CONNECTION,
+                    show_default=False,
+                ),
+            ],
+            None,
+        ),
+        (
+            "db_idle_minutes",
+            Annotated[
+                float | None,
+                typer.Option(
+                    "--db-idle-minutes",
+                    help="Stop the embedded PostgreSQL after this many minutes without a "
+                    "command (default 30; 0: never).",
+                    rich_help_panel=CONNECTION,
+                    show_default=False,
+                ),
+            ],
+            None,
+        ),
+        (
             "data_dir",
             Annotated[
                 str | None,
@@ -260,6 +288,7 @@ def command(
 
     def register(function: Callable[..., None]) -> None:
         own = list(inspect.signature(function, eval_str=True).parameters.values())[1:]
+        setting_flags = [p.name for p in own if p.name in _SETTING_FLAGS]
         common = [
             parameter.replace(default=tenant) if parameter.name == "tenant" else parameter
             for parameter in _COMMON
@@ -268,16 +297,23 @@ def command(
         @functools.wraps(function)
         def wrapper(**options: Any) -> None:
             common = {key: options.pop(key) for key in _COMMON_NAMES}
+            flags = {key: common[key] for key in _SETTING_FLAGS if key in common}
+            # A command's own option named like a setting (ingest's --chunk-chars) is that
+            # setting's flag: it beats the variable and the config key.
+            flags.update({key: options.pop(key) for key in _SETTING_FLAGS if key in options})
             invocation = Invocation(
                 tenant=common["tenant"],
                 json=common["json_output"],
                 debug=common["debug"],
-                flags={key: common[key] for key in _SETTING_FLAGS},
+                flags=flags,
                 config_file=common["config"],
                 out=Console(highlight=False, soft_wrap=False),
                 err=Console(stderr=True, highlight=False, soft_wrap=True),
             )
-            code = guarded(invocation, lambda: function(invocation, **options))
+            code = guarded(
+                invocation,
+                lambda: function(invocation, **options, **{n: flags[n] for n in setting_flags}),
+            )
             if code:
                 raise typer.Exit(code)
 

@@ -11,7 +11,7 @@ extra fails that command with one line saying what to install.
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +19,13 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from redstring.cli import embedded
 from redstring.cli.errors import ConfigError, UnavailableError
+from redstring.cli.model_calls import CountedModel, ModelCalls, StopWhenDown
+from redstring.cli.progress import CountingExtractor
 from redstring.cli.settings import Settings
 from redstring.composition.knowledge_graph import KnowledgeGraph
+from redstring.composition.schema_files import load_schema
+from redstring.domain.schema import DEFAULT_SCHEMA, Schema
+from redstring.ingest.service import IngestSettings
 from redstring.ports.cache import Cache
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.extractor import Extractor
@@ -46,6 +51,15 @@ class Runtime:
     cache: Cache | None = None
     pool: Any = None
     """The PostgreSQL pool the stores share (``None`` on the memory backend)."""
+    model_calls: ModelCalls | None = None
+    """What this run asked of the model server (``None`` without one)."""
+    schema: Schema = DEFAULT_SCHEMA
+    counting: CountingExtractor | None = None
+
+    def on_extractor_run(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` after every extractor run (for progress by passage)."""
+        if self.counting is not None:
+            self.counting.hook.on_run = callback
 
 
 def _load(module: str, name: str, purpose: str, hint: str = "") -> Any:
@@ -59,7 +73,7 @@ def _load(module: str, name: str, purpose: str, hint: str = "") -> Any:
         ) from error
 
 
-def _llm_provider(settings: Settings, cache: Cache) -> LlmProvider:
+def _llm_provider(settings: Settings, cache: Cache) -> tuple[LlmProvider, ModelCalls]:
     if not settings.llm_model:
         raise ConfigError(
             "--llm-base-url needs --llm-model (or REDSTRING_LLM_MODEL): the model name the "
@@ -73,24 +87,30 @@ def _llm_provider(settings: Settings, cache: Cache) -> LlmProvider:
             ResilientLlmProvider,
             RetryPolicy,
         )
+
+        inner = LangChainLlmProvider.from_openai_compatible(
+            settings.llm_base_url,
+            settings.llm_model,
+            provider=provider_name(settings.llm_base_url),
+            api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout,
+        )
     except ImportError as error:
         raise UnavailableError(
-            f"--llm-base-url needs the 'llm' extra (langchain-openai): {error}"
+            f"--llm-base-url needs the 'llm' extra (langchain-openai): {error}; install "
+            "redstring[cli], which brings it"
         ) from error
-    inner = LangChainLlmProvider.from_openai_compatible(
-        settings.llm_base_url,
-        settings.llm_model,
-        provider=provider_name(settings.llm_base_url),
-        api_key=settings.llm_api_key,
-    )
-    return ResilientLlmProvider(
-        inner,
+    calls = ModelCalls(base_url=settings.llm_base_url, model=settings.llm_model)
+    resilient = ResilientLlmProvider(
+        CountedModel(inner, calls),
         cache,
         retry=RetryPolicy(attempts=3),
         circuit_breaker=CircuitBreakerPolicy(
             failures=5, within_seconds=60.0, cooldown_seconds=30.0
         ),
+        timeout_seconds=settings.llm_timeout,
     )
+    return StopWhenDown(resilient, calls), calls
 
 
 def provider_name(base_url: str) -> str:
@@ -194,10 +214,22 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
             from redstring.cache.adapters.memory import MemoryCache
 
             cache = MemoryCache()
-        llm = _llm_provider(settings, cache) if settings.llm_base_url else None
+        llm, calls = _llm_provider(settings, cache) if settings.llm_base_url else (None, None)
         extractor = build_extractor(settings, llm) if extract else None
+        counting = CountingExtractor(extractor) if extractor is not None else None
         embeddings = _local_embeddings()
-        options: dict[str, Any] = {"extractor": extractor, "cache": cache, "llm": llm}
+        schema = load_schema(settings.schema) if settings.schema is not None else DEFAULT_SCHEMA
+        options: dict[str, Any] = {
+            "extractor": counting,
+            "cache": cache,
+            "llm": llm,
+            "schema": schema,
+            "settings": IngestSettings(
+                chunk_chars=settings.chunk_chars,
+                chunk_overlap=min(150, settings.chunk_chars // 8),
+                max_document_chars=settings.max_document_chars,
+            ),
+        }
         if settings.backend == "memory":
             if settings.neo4j_uri:
                 raise ConfigError("--neo4j-uri needs --backend postgres (the default)")
@@ -227,6 +259,9 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
             where=where,
             cache=cache,
             pool=pool if settings.backend != "memory" else None,
+            model_calls=calls,
+            schema=schema,
+            counting=counting,
         )
 
 

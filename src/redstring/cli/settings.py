@@ -36,8 +36,20 @@ SETTING_NAMES: dict[str, bool] = {
     "llm_base_url": False,
     "llm_model": False,
     "llm_api_key": True,
+    "llm_timeout": False,
     "data_dir": False,
     "extractor": False,
+    "schema": False,
+    "chunk_chars": False,
+    "max_document_chars": False,
+    "db_idle_minutes": False,
+}
+# The settings that are numbers: name -> (type, smallest allowed value, default).
+NUMBERS: dict[str, tuple[type[int] | type[float], float, float]] = {
+    "llm_timeout": (float, 0.1, 120.0),
+    "chunk_chars": (int, 100, 1200),
+    "max_document_chars": (int, 1, 10_000_000),
+    "db_idle_minutes": (float, 0, 30.0),
 }
 
 
@@ -56,7 +68,11 @@ class Settings:
     """The effective settings of one command, each with where it came from.
 
     ``backend`` is ``postgres`` (the default: the embedded server under ``data_dir`` unless
-    ``postgres_dsn`` names one) or ``memory`` (in-process; nothing persists).
+    ``postgres_dsn`` names one) or ``memory`` (in-process; nothing persists). ``schema`` is a
+    schema file for ``ingest`` (None: the built-in schema); ``chunk_chars`` and
+    ``max_document_chars`` size passages and refuse larger documents; ``llm_timeout`` bounds
+    one model call; ``db_idle_minutes`` stops the embedded PostgreSQL after that long without
+    a command (0: never).
     """
 
     backend: Backend = "postgres"
@@ -68,6 +84,11 @@ class Settings:
     llm_api_key: str | None = None
     data_dir: Path = field(default_factory=default_data_dir)
     extractor: str | None = None
+    llm_timeout: float = 120.0
+    schema: Path | None = None
+    chunk_chars: int = 1200
+    max_document_chars: int = 10_000_000
+    db_idle_minutes: float = 30.0
     config_file: Path = field(default_factory=default_config_file)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -131,6 +152,8 @@ def resolve(
     if backend == "memory" and values.get("postgres_dsn") is not None:
         raise ConfigError("--postgres-dsn was given with --backend memory: choose one")
     data_dir = values.get("data_dir")
+    numbers = {name: _number(name, values.get(name), origins[name]) for name in NUMBERS}
+    schema = values.get("schema")
     return Settings(
         backend=backend,  # type: ignore[arg-type]  # checked against BACKENDS above
         postgres_dsn=_text(values.get("postgres_dsn")),
@@ -141,9 +164,33 @@ def resolve(
         llm_api_key=_text(values.get("llm_api_key")),
         data_dir=Path(str(data_dir)).expanduser() if data_dir else default_data_dir(),
         extractor=_text(values.get("extractor")),
+        schema=Path(str(schema)).expanduser() if schema else None,
+        llm_timeout=float(numbers["llm_timeout"]),
+        chunk_chars=int(numbers["chunk_chars"]),
+        max_document_chars=int(numbers["max_document_chars"]),
+        db_idle_minutes=float(numbers["db_idle_minutes"]),
         config_file=path,
         origins=origins,
     )
+
+
+def _number(name: str, value: object, origin: str) -> float:
+    """The number a setting holds (its default when unset); ConfigError naming it otherwise."""
+    kind, smallest, default = NUMBERS[name]
+    if value is None:
+        return default
+    number: float | None = None
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        try:
+            number = kind(value)
+        except ValueError:
+            number = None
+    if number is None or number < smallest:
+        wanted = "a whole number" if kind is int else "a number"
+        raise ConfigError(
+            f"{name} {value!r} (from {origin}) is not {wanted} of at least {smallest:g}"
+        )
+    return number
 
 
 def _env_path(env: Mapping[str, str], name: str) -> Path | None:
@@ -171,7 +218,10 @@ def _read_file(path: Path, *, explicit: bool) -> dict[str, object]:
             f"valid keys: {', '.join(SETTING_NAMES)}"
         )
     for key, value in data.items():
-        if not isinstance(value, str):
+        if key in NUMBERS:
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise ConfigError(f"config file {path}: {key} must be a number, got {value!r}")
+        elif not isinstance(value, str):
             raise ConfigError(f"config file {path}: {key} must be a string, got {value!r}")
     return dict(data)
 
@@ -184,6 +234,7 @@ def hand_to_workers(settings: Settings, options: Mapping[str, object]) -> None:
     """Put the settings and server ``options`` where each worker process reads them back."""
     values = {name: getattr(settings, name) for name in SETTING_NAMES}
     values["data_dir"] = str(settings.data_dir)
+    values["schema"] = None if settings.schema is None else str(settings.schema)
     os.environ[WORKER_VARIABLE] = json.dumps({"settings": values, "options": dict(options)})
 
 
@@ -196,8 +247,9 @@ def from_worker_environment() -> tuple[Settings, dict[str, object]]:
     values = data["settings"]
     return (
         Settings(
-            **{name: values[name] for name in SETTING_NAMES if name != "data_dir"},
+            **{name: values[name] for name in SETTING_NAMES if name not in {"data_dir", "schema"}},
             data_dir=Path(values["data_dir"]),
+            schema=None if values["schema"] is None else Path(values["schema"]),
             origins={"all": "the serving parent process"},
         ),
         dict(data["options"]),

@@ -31,8 +31,11 @@ class IngestReport(_Report):
 
     ``unchanged`` is true when the source already held exactly this text: nothing was
     extracted, resolved or written. ``model_calls`` counts extractor calls made by this call
-    (re-used extractions from the log cost none). ``dropped`` counts extracted items that were
-    not stored, by reason (``unknown_entity_type``, ``unknown_relationship_type``,
+    (re-used extractions from the log cost none). ``relationships`` counts the relationship
+    statements stored (a statement of a relationship the graph already holds adds support to
+    it); ``relationships_created`` counts only the relationships that are new, so over a
+    fresh tenant the sum of it is what ``stats`` reports. ``dropped`` counts extracted items
+    that were not stored, by reason (``unknown_entity_type``, ``unknown_relationship_type``,
     ``relationship_pattern``, ``dangling_relationship``, ``invalid``, ...), the extractor's own
     drops included (the offline one's ``junk_*`` reasons: candidates that are not names, see
     :mod:`redstring.extraction.junk`). ``type_conflict`` counts mentions whose type was
@@ -52,6 +55,7 @@ class IngestReport(_Report):
     entities_created: int = 0
     entities_matched: int = 0
     relationships: int = 0
+    relationships_created: int = 0
     dropped: dict[str, int] = Field(default_factory=dict)
     failed_chunks: list[FailedChunk] = Field(default_factory=list)
     model: str | None = None

@@ -58,7 +58,7 @@ from redstring.domain.history import (
     entity_state,
     relationship_state,
 )
-from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity
 from redstring.domain.outline import heading_paths
 from redstring.domain.records import EntityRecord, RelationshipRecord
@@ -484,6 +484,7 @@ class GraphWriter:
             by_chunk_name.setdefault((position, _fold(mention.name)), entity_of[index])
             chunk_entities.setdefault(position, set()).add(entity_of[index])
         relationships = 0
+        asserted: set[RelationshipId] = set()
         for position, subject, relationship_type, obj, description in statements:
             subject_id = by_chunk_name.get((position, _fold(subject)))
             object_id = by_chunk_name.get((position, _fold(obj)))
@@ -495,16 +496,18 @@ class GraphWriter:
                 if subject_id is None or object_id is None:
                     _count(dropped, _relationship_problem(schema, relationship_type))
                 continue
-            changes.assert_relationship(
-                subject_id,
-                relationship_type,
-                object_id,
-                Support(
-                    source_id=source,
-                    chunk_id=chunks[position].id,
-                    description=description,
-                    model=base.model,
-                ),
+            asserted.add(
+                changes.assert_relationship(
+                    subject_id,
+                    relationship_type,
+                    object_id,
+                    Support(
+                        source_id=source,
+                        chunk_id=chunks[position].id,
+                        description=description,
+                        model=base.model,
+                    ),
+                )
             )
             relationships += 1
         own_entities, audited = _audited_merges(tenant, changes, audits)
@@ -536,6 +539,7 @@ class GraphWriter:
         )
         events.extend(_possible_matches(decisions, entity_of))
         report.relationships = relationships
+        report.relationships_created = len(asserted - set(history.relationships))
         report.dropped = dict(sorted(dropped.items()))
         report.failed_chunks = failed
         return events, report

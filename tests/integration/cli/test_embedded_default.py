@@ -86,7 +86,7 @@ def test_a_graph_persists_across_processes_and_unchanged_files_are_skipped(
 
     again = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
     assert _files(again) == {"docs/a.md": "unchanged", "docs/b.txt": "unchanged"}
-    assert json.loads(again.stdout)["model_calls"] == 0
+    assert json.loads(again.stdout)["extractor_runs"] == 0
 
     (workdir / "docs" / "a.md").write_text("Ada Lovelace works for Royal Institution.\n")
     shutil.copy(workdir / "docs" / "b.txt", workdir / "docs" / "copy-of-b.txt")
@@ -189,8 +189,16 @@ def test_a_reviewer_merges_lists_and_unmerges_entities(workdir: Path, data_dir: 
         (refs["a"], refs["b"], "manual")
     ]
     table = run("merges").stdout
-    assert "Countess of Lovelace" in table
-    assert refs["b"] in table
+    (row,) = [line for line in table.splitlines() if "Countess of Lovelace" in line]
+    assert refs["b"][:8] in row
+    assert "manual" in row
+    explained = run("merges", "--explain", refs["b"][:8])
+    assert explained.exit_code == 0, explained
+    assert refs["b"] in explained.stdout
+    assert f"redstring unmerge {refs['b']}" in explained.stdout
+    unknown = run("merges", "--explain", "ffffffff")
+    assert unknown.exit_code == 1
+    assert "no merge whose id starts with 'ffffffff'" in unknown.stderr
     assert json.loads(run("stats", "--json").stdout)["entities"] == 1
 
     restored = run("unmerge", refs["b"], "--json")
@@ -216,7 +224,7 @@ def test_a_file_whose_extraction_failed_is_retried_though_its_bytes_did_not_chan
         workdir, data_dir, "ingest", "docs", "--json", "--tenant", "flaky",
         extractor="tests.unit.cli.names_extractor:FailsOnMarker",
     )  # fmt: skip
-    assert failing.exit_code == 0, failing
+    assert failing.exit_code == 1, failing
     first = json.loads(failing.stdout)
     assert first["failed_passages"] == 1
     assert {f["source_id"]: f["detail"] for f in first["files"]}["docs/b.txt"] == (
@@ -225,7 +233,31 @@ def test_a_file_whose_extraction_failed_is_retried_though_its_bytes_did_not_chan
     retried = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", "flaky")
     second = json.loads(retried.stdout)
     assert _files(retried) == {"docs/a.md": "unchanged", "docs/b.txt": "ingested"}
-    assert (second["failed_passages"], second["model_calls"]) == (0, 1)
+    assert (second["failed_passages"], second["extractor_runs"]) == (0, 1)
+
+
+def test_ingest_and_stats_count_the_same_relationships(workdir: Path, data_dir: Path) -> None:
+    """A relationship stated in two files is one relationship: ingest's "relationships
+    created" is what stats counts (before, ingest counted statements: 2 against 1)."""
+    tenant = "counts"
+    (workdir / "docs" / "b.txt").write_text(
+        "Grace Hopper works for Remington Rand. Ada Lovelace works for Analytical Society.\n"
+    )
+    ingested = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", tenant)
+    assert ingested.exit_code == 0, ingested
+    summary = json.loads(ingested.stdout)
+    assert (summary["relationship_statements"], summary["relationships_created"]) == (3, 2)
+    stats = json.loads(_process(workdir, data_dir, "stats", "--json", "--tenant", tenant).stdout)
+    assert stats["relationships"] == summary["relationships_created"]
+    assert stats["entities"] == summary["entities_created"]
+    assert stats["chunks"] == summary["passages"]
+    table = _process(workdir, data_dir, "stats", "--tenant", tenant).stdout
+    assert "passages" in table
+    assert "chunks" not in table
+    assert "Entities by type" in table
+    (row,) = [line for line in table.splitlines() if "WORKS_FOR" in line]
+    assert row.split("│")[-2].strip() == "2"
+    assert "{" not in table
 
 
 def test_query_and_ask_cite_the_ingested_files(

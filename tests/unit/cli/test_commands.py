@@ -107,8 +107,9 @@ def test_ingest_reads_every_format_and_reports_a_summary(
     ]  # fmt: skip
     assert {f["status"] for f in summary["files"]} == {"ingested"}
     assert summary["entities_created"] == 10
-    assert summary["relationships"] == 5
-    assert summary["model_calls"] == 5
+    assert summary["relationships_created"] == 5
+    assert summary["extractor_runs"] == 5
+    assert summary["model_calls"] == 0
     assert summary["extractor"] == "CapitalisedNames (tests/capitalised-names@1)"
     assert docs.exists()
 
@@ -121,7 +122,14 @@ def test_ingest_prints_a_summary_table_for_people(
     monkeypatch.chdir(tmp_path)
     result = run_cli("ingest", "docs/notes.md", backend="memory", extractor=EXTRACTOR)
     assert result.exit_code == 0, result
-    for label in ("files", "entities created", "relationships", "model calls", "failed"):
+    for label in (
+        "files",
+        "entities created",
+        "relationships created",
+        "extractor runs",
+        "model calls",
+        "failed",
+    ):
         assert label in result.stdout
     assert "extractor: CapitalisedNames" in result.stdout
 
@@ -194,11 +202,14 @@ def test_delete_tenant_needs_yes_when_nobody_can_answer(run_cli: RunCli) -> None
     }
 
 
-def test_export_refuses_an_unknown_format(run_cli: RunCli) -> None:
-    """Formats are json, graphml and html; anything else is named."""
+def test_export_refuses_an_unknown_format_as_a_usage_error(run_cli: RunCli) -> None:
+    """Formats are json, graphml and html; anything else is a usage error (exit 2, as the
+    README promises; it was 1), naming the choices."""
     result = run_cli("export", format="csv", backend="memory")
-    assert result.exit_code == 1
-    assert "--format 'csv' is not one of: json, graphml, html" in result.stderr
+    assert result.exit_code == 2, result
+    assert "Usage: " in result.stderr
+    assert "'csv'" in result.stderr
+    assert "'json', 'graphml', 'html'" in result.stderr
 
 
 def test_an_empty_tenant_exports_an_empty_snapshot(run_cli: RunCli) -> None:
@@ -227,7 +238,7 @@ def test_ingest_extracts_to_the_schema_file_given(
     )  # fmt: skip
     assert result.exit_code == 0, result
     summary = json.loads(result.stdout)
-    assert (summary["entities_created"], summary["relationships"]) == (1, 0)
+    assert (summary["entities_created"], summary["relationships_created"]) == (1, 0)
     schema.write_text("{not json")
     broken = run_cli(
         "ingest", "docs/notes.md", "--schema", str(schema), backend="memory", extractor=EXTRACTOR

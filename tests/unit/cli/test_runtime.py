@@ -8,6 +8,7 @@ import pytest
 
 from redstring.cache.adapters.memory import MemoryCache
 from redstring.cli.errors import ConfigError, UnavailableError
+from redstring.cli.model_calls import StopWhenDown
 from redstring.cli.runtime import _llm_provider, _neo4j_target, build_extractor, provider_name
 from redstring.cli.settings import Settings, resolve
 from redstring.llm.resilience import ResilientLlmProvider
@@ -23,9 +24,15 @@ def test_an_llm_server_is_wrapped_in_the_resilient_provider(tmp_path: Path) -> N
     """--llm-base-url + --llm-model: a LangChain provider inside ResilientLlmProvider,
     its provenance naming the provider guessed from the address (nothing is sent yet)."""
     settings = _settings(tmp_path, llm_base_url="http://localhost:11434/v1", llm_model="qwen3:8b")
-    provider = _llm_provider(settings, MemoryCache())
-    assert isinstance(provider, ResilientLlmProvider)
+    provider, calls = _llm_provider(settings, MemoryCache())
+    assert isinstance(provider, StopWhenDown)
+    assert isinstance(provider._inner, ResilientLlmProvider)
     assert provider.model == "ollama/qwen3:8b"
+    assert (calls.base_url, calls.model, calls.made) == (
+        "http://localhost:11434/v1",
+        "qwen3:8b",
+        0,
+    )
 
 
 def test_an_llm_server_without_a_model_name_is_a_config_error(tmp_path: Path) -> None:
@@ -88,7 +95,7 @@ def test_an_llm_server_means_the_llm_extractor_unless_offline_is_asked(tmp_path:
     from redstring.extraction.llm import LlmExtractor
 
     settings = _settings(tmp_path, llm_base_url="http://localhost:11434/v1", llm_model="m")
-    provider = _llm_provider(settings, MemoryCache())
+    provider, _ = _llm_provider(settings, MemoryCache())
     chosen = build_extractor(settings, provider)
     assert isinstance(chosen, LlmExtractor)
     assert chosen.model.startswith("ollama/m")
