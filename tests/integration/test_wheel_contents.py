@@ -248,15 +248,16 @@ def test_the_corpus_data_ships_and_loads_from_the_wheel(python: Path) -> None:
 
 
 def test_the_wheel_ships_the_offline_html_view_with_its_licences(wheel: Path) -> None:
-    """The page template, the vendored vis-network and both of its licence texts."""
+    """The page template, its script, the vendored cytoscape.js and its licence."""
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     static = "redstring/export/static/"
     assert {
         f"{static}graph_view.html",
-        f"{static}vis-network/vis-network.min.js",
-        f"{static}vis-network/LICENSE-MIT",
-        f"{static}vis-network/LICENSE-APACHE-2.0",
+        f"{static}graph_view.js",
+        f"{static}cytoscape/cytoscape.min.js",
+        f"{static}cytoscape/LICENSE",
+        f"{static}cytoscape/README.md",
     } <= names
 
 

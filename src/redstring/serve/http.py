@@ -53,6 +53,7 @@ from redstring.serve.guards import (
     upload_name,
 )
 from redstring.serve.jobs import Job
+from redstring.serve.page import add_page
 from redstring.serve.payloads import (
     AskIn,
     BatchIn,
@@ -124,6 +125,7 @@ def create_app(
     )
     install_handlers(app)
     _routes(app)
+    add_page(app)
     app.add_middleware(BodyLimit)
     return app
 
