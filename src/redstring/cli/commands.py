@@ -19,11 +19,12 @@ from rich.table import Table
 import redstring
 from redstring import export as exporting
 from redstring.cli import render, serving
+from redstring.cli.database import db_app
 from redstring.cli.errors import InputError
 from redstring.cli.ingesting import IngestTally, ingest_planned, plan_files
 from redstring.cli.options import Invocation, command, plain
 from redstring.cli.progress import PassageProgress, counting_bar
-from redstring.cli.runtime import describe_extractor, open_graph
+from redstring.cli.runtime import describe_extractor, open_graph, open_tenant
 from redstring.documents import SUPPORTED_SUFFIXES, Walk, walk
 from redstring.domain.ids import EntityId
 from redstring.ingest.reports import MergeInfo, PossibleMatchInfo
@@ -219,7 +220,7 @@ def query(
     k: Annotated[int, typer.Option("--k", "-k", min=1, help="How many results.")] = 10,
 ) -> None:
     async def work() -> QueryResult:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.query(invocation.tenant, text, k=k)
 
     result = invocation.run(work())
@@ -241,7 +242,7 @@ def ask(
     question: Annotated[str, typer.Argument(help="The question.")],
 ) -> None:
     async def work() -> Answer:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.ask(invocation.tenant, question)
 
     answer = invocation.run(work())
@@ -254,7 +255,7 @@ def ask(
 @command(app, "sources", help="List the tenant's sources (documents and imports).")
 def sources(invocation: Invocation) -> None:
     async def work() -> Any:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.sources(invocation.tenant)
 
     found = invocation.run(work())
@@ -279,7 +280,7 @@ def sources(invocation: Invocation) -> None:
 @command(app, "stats", help="Count the tenant's sources, passages, entities and relationships.")
 def stats(invocation: Invocation) -> None:
     async def work() -> Any:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.stats(invocation.tenant)
 
     found = invocation.run(work())
@@ -302,7 +303,7 @@ def delete_source(
     source: Annotated[str, typer.Argument(help="The source id, as `redstring sources` lists it.")],
 ) -> None:
     async def work() -> Any:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.delete_source(invocation.tenant, source)
 
     report = invocation.run(work())
@@ -349,7 +350,7 @@ def delete_tenant(
 )
 def rebuild(invocation: Invocation) -> None:
     async def work() -> int:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             with _progress(invocation) as progress:
                 progress.add_task("replaying the event log", total=None, current="")
                 replayed: int = await runtime.graph.rebuild(invocation.tenant)
@@ -383,7 +384,7 @@ def merges(
     ] = None,
 ) -> None:
     async def work() -> list[MergeInfo]:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.merges(invocation.tenant)
 
     found = invocation.run(work())
@@ -428,7 +429,7 @@ def _one_merge(found: list[MergeInfo], wanted: str, tenant: str) -> MergeInfo:
 )
 def possible_matches(invocation: Invocation) -> None:
     async def work() -> list[PossibleMatchInfo]:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.possible_matches(invocation.tenant)
 
     found = invocation.run(work())
@@ -462,7 +463,7 @@ def merge(
     keep, absorb = _entity_id(a), _entity_id(b)
 
     async def work() -> EntityId:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.merge(invocation.tenant, keep, absorb)
 
     survivor = invocation.run(work())
@@ -486,7 +487,7 @@ def unmerge(
     alias_id = _entity_id(alias)
 
     async def work() -> EntityId:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.unmerge(invocation.tenant, alias_id)
 
     restored = invocation.run(work())
@@ -512,8 +513,9 @@ def _entity_id(text: str) -> EntityId:
     app,
     "export",
     help="Write the tenant's graph as JSON, GraphML or a self-contained HTML page.\n\n"
-    "The HTML page works offline: nodes coloured by type, labelled edges, search by name, "
-    "and a click shows an entity's aliases, sources and passages.",
+    "The HTML page works offline: it opens on the --top most connected entities (raise it "
+    "on the page), a click opens an entity's neighbours and shows its passages with their "
+    "citations, and it filters by type and source and searches names and aliases.",
 )
 def export(
     invocation: Invocation,
@@ -529,17 +531,24 @@ def export(
             show_default=False,
         ),
     ] = None,
+    top: Annotated[
+        int,
+        typer.Option(
+            "--top", min=1, help="html: how many of the most connected entities to draw first."
+        ),
+    ] = exporting.TOP_ENTITIES,
 ) -> None:
     async def work() -> Any:
-        async with open_graph(invocation.settings) as runtime:
+        async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             return await runtime.graph.export(invocation.tenant)
 
     snapshot = invocation.run(work())
-    text = {
-        "json": exporting.to_json,
-        "graphml": exporting.to_graphml,
-        "html": exporting.to_html,
-    }[format.value](snapshot)
+    if format is ExportFormat.html:
+        text = exporting.to_html(snapshot, top=top)
+    elif format is ExportFormat.graphml:
+        text = exporting.to_graphml(snapshot)
+    else:
+        text = exporting.to_json(snapshot)
     if output is None and format is ExportFormat.html:
         output = Path(f"{invocation.tenant}-graph.html")
     if output is None:
@@ -633,3 +642,4 @@ def demo(
 
 
 serving.register(app)
+app.add_typer(db_app)

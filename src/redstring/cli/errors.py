@@ -19,3 +19,9 @@ class InputError(CliError):
 
 class UnavailableError(CliError):
     """The feature needs a component this installation or build does not have."""
+
+
+class UnknownTenantError(CliError):
+    """The tenant holds nothing: no such tenant, or an empty one (exit 3)."""
+
+    exit_code = 3

@@ -4,7 +4,7 @@ A command is a plain function whose first parameter is a :class:`Invocation`; ``
 adds ``--tenant``, ``--json``, ``--debug`` and the connection settings to its signature, so
 each appears in that command's ``--help`` and may be written after the command's name.
 Exit codes: 0 success, 1 bad input or configuration (or a failure the message explains),
-2 usage (Click's own), 130 interrupted.
+2 usage (Click's own), 3 a tenant that holds nothing, 130 interrupted.
 """
 
 from __future__ import annotations

@@ -18,12 +18,13 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from redstring.cli import embedded
-from redstring.cli.errors import ConfigError, UnavailableError
+from redstring.cli.errors import ConfigError, UnavailableError, UnknownTenantError
 from redstring.cli.model_calls import CountedModel, ModelCalls, StopWhenDown
 from redstring.cli.progress import CountingExtractor
 from redstring.cli.settings import Settings
 from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.composition.schema_files import load_schema
+from redstring.domain.ids import tenant_id
 from redstring.domain.schema import DEFAULT_SCHEMA, Schema
 from redstring.ingest.service import IngestSettings
 from redstring.ports.cache import Cache
@@ -31,7 +32,7 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.extractor import Extractor
 from redstring.ports.llm_provider import LlmProvider
 
-__all__ = ["Runtime", "describe_extractor", "open_graph"]
+__all__ = ["Runtime", "describe_extractor", "open_graph", "open_tenant", "require_tenant"]
 
 OFFLINE_EXTRACTOR = ("redstring.extraction.adapters.spacy", "SpacyExtractor")
 SWITCH_TO_LLM = (
@@ -236,7 +237,9 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
             graph = KnowledgeGraph.in_memory(embeddings=embeddings, **options)
             where = "memory (this process only; nothing is kept)"
         else:
-            dsn = settings.postgres_dsn or embedded.start(settings.data_dir)
+            dsn = settings.postgres_dsn or embedded.start(
+                settings.data_dir, idle_minutes=settings.db_idle_minutes
+            )
             where = (
                 f"embedded PostgreSQL in {embedded.pgdata_of(settings.data_dir)}"
                 if settings.embedded
@@ -291,6 +294,36 @@ async def _with_neo4j(
         embeddings=embeddings,
         **options,
     )
+
+
+async def require_tenant(graph: KnowledgeGraph, tenant: str) -> None:
+    """Raise :class:`UnknownTenantError` when ``tenant`` holds nothing, naming the tenants
+    that do (and the one it most likely meant)."""
+    tenant_id(tenant)  # an invalid name is its own error, first
+    known = await graph.tenants()
+    if tenant in known:
+        return
+    if not known:
+        raise UnknownTenantError(
+            f"tenant {tenant!r} holds nothing, and neither does any other here yet: "
+            "ingest or import into it first (redstring ingest PATH --tenant NAME)"
+        )
+    near = [name for name in known if name.casefold() == tenant.casefold()]
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    shown = ", ".join(known[:20]) + (f" and {len(known) - 20} more" if len(known) > 20 else "")
+    raise UnknownTenantError(
+        f"tenant {tenant!r} holds nothing (no such tenant, or it is empty){hint} Tenants "
+        f"with data: {shown}"
+    )
+
+
+@asynccontextmanager
+async def open_tenant(settings: Settings, tenant: str) -> AsyncIterator[Runtime]:
+    """:func:`open_graph`, for a command that reads ``tenant``: one that holds nothing is
+    :class:`UnknownTenantError` (exit 3) rather than an empty answer."""
+    async with open_graph(settings) as runtime:
+        await require_tenant(runtime.graph, tenant)
+        yield runtime
 
 
 def _safe_dsn(dsn: str) -> str:

@@ -56,7 +56,9 @@ async def _tables(settings: Settings) -> AsyncIterator[Any]:
             "API keys are kept in PostgreSQL; with --backend memory, `redstring serve` makes "
             "a key at start and prints it"
         )
-    dsn = settings.postgres_dsn or embedded.start(settings.data_dir)
+    dsn = settings.postgres_dsn or embedded.start(
+        settings.data_dir, idle_minutes=settings.db_idle_minutes
+    )
     pool = await create_pool(dsn, min_size=1, max_size=2)
     try:
         tables = ServerTables(pool)

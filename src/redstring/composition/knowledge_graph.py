@@ -439,6 +439,14 @@ class KnowledgeGraph:
             for known in sorted(history.sources.values(), key=lambda item: item.source_id)
         ]
 
+    async def tenants(self) -> list[TenantId]:
+        """Every tenant holding data (at least one event in the log), in id order.
+
+        It spans tenants by design: for an operator or a command saying which tenants exist,
+        never for a caller acting as one tenant.
+        """
+        return await self.events.tenants()
+
     async def stats(self, tenant: str) -> GraphStats:
         """Counts over the tenant's graph."""
         history = await self.history(tenant)

@@ -29,6 +29,10 @@ Rules (enforced by ``redstring.testing.event_log.EventLogCompliance``):
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
   on every adapter (``redstring.ports.text_arguments``, ADR 0023).
+* **Tenants.** ``tenants`` lists every tenant holding at least one event, in id order: a
+  tenant with only checkpoints is not listed, and an erased one is gone. It is the one call
+  that spans tenants, for operators (a command saying which tenants exist); a server must not
+  hand it to a tenant's key.
 * **Tenancy and copies** as for every store; ``delete_by_tenant`` erases the tenant's
   checkpoints and event ids with its events: an erased stream starts again at version 1
   and re-appending an erased event id stores it again.
@@ -90,6 +94,10 @@ class EventLog(AsyncClosable, Protocol):
         whitespace); a bad name or a negative ``position`` raises
         :class:`~redstring.domain.errors.InvalidArgumentError` and saves nothing.
         """
+        ...
+
+    async def tenants(self) -> list[TenantId]:
+        """Every tenant with at least one event, in id order (ADR 0046)."""
         ...
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:

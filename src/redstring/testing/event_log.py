@@ -605,6 +605,37 @@ class EventLogCompliance(LifecycleCases[EventLog]):
         assert await store.read_stream(TENANT, OTHER_STREAM) == []
         assert await store.read(OTHER_TENANT) == theirs
 
+    async def test_tenants_lists_each_tenant_with_events_once_in_id_order(
+        self, store: EventLog
+    ) -> None:
+        """Empty at first; each tenant once however many events and streams it has, sorted;
+        a tenant with only a checkpoint is not listed; an erased tenant is gone."""
+        assert await store.tenants() == []
+        await store.save_checkpoint(TenantId("only-a-checkpoint"), "graph", 3)
+        await store.append(OTHER_TENANT, STREAM, events(2))
+        await store.append(TENANT, STREAM, events(1))
+        await store.append(TENANT, OTHER_STREAM, events(1))
+        assert await store.tenants() == sorted([TENANT, OTHER_TENANT])
+        await store.delete_by_tenant(TENANT)
+        assert await store.tenants() == [OTHER_TENANT]
+
+    async def test_tenants_returns_copies(self, store: EventLog) -> None:
+        """Changing the list a call returned changes nothing the next call returns."""
+        await store.append(TENANT, STREAM, events(1))
+        first = await store.tenants()
+        first.append(OTHER_TENANT)
+        assert await store.tenants() == [TENANT]
+
+    async def test_tenants_never_crosses_tenants(self, store: EventLog) -> None:
+        """Erasing one tenant leaves every other listed; a tenant is listed by its own
+        events only, never because another's stream has its name."""
+        await store.append(TENANT, STREAM, events(1))
+        await store.append(OTHER_TENANT, str(TENANT), events(1))
+        await store.delete_by_tenant(OTHER_TENANT)
+        assert await store.tenants() == [TENANT]
+        await store.delete_by_tenant(TENANT)
+        assert await store.tenants() == []
+
     async def test_delete_by_tenant_of_an_absent_tenant_returns_zero(self, store: EventLog) -> None:
         """Nothing to erase is not an error."""
         await store.append(OTHER_TENANT, STREAM, events(1))

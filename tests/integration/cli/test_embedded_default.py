@@ -374,3 +374,20 @@ def test_serve_answers_on_the_embedded_default(workdir: Path, data_dir: Path) ->
         assert answer["kind"] == "extractive"
         assert "docs/b.txt" in {c["source_id"] for c in answer["citations"]}
         assert requests.get(f"{base}/v1/stats", timeout=30).status_code == 401
+
+
+def test_a_mistyped_tenant_names_the_tenants_that_exist(workdir: Path, data_dir: Path) -> None:
+    """`ask --tenant T` when the data is in `t`: exit 3, the tenants with data listed and
+    the likely one suggested (before: "nothing relevant, no answer", exit 0)."""
+    ingested = _process(workdir, data_dir, "ingest", "docs", "--json", "--tenant", "t")
+    assert ingested.exit_code == 0, ingested
+    asked = _process(workdir, data_dir, "ask", "Who works for Remington Rand?", "--tenant", "T")
+    assert asked.exit_code == 3, asked
+    line = asked.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert "tenant 'T' holds nothing" in line
+    assert "did you mean 't'?" in line
+    listed = line.split("Tenants with data: ", 1)[1].split(", ")
+    assert "t" in listed
+    good = _process(workdir, data_dir, "ask", "Who works for Remington Rand?", "--tenant", "t")
+    assert good.exit_code == 0, good

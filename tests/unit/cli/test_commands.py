@@ -212,16 +212,18 @@ def test_export_refuses_an_unknown_format_as_a_usage_error(run_cli: RunCli) -> N
     assert "'json', 'graphml', 'html'" in result.stderr
 
 
-def test_an_empty_tenant_exports_an_empty_snapshot(run_cli: RunCli) -> None:
-    """JSON export is the snapshot's own JSON."""
-    result = run_cli("export", tenant="nobody", backend="memory")
-    assert result.exit_code == 0, result
-    assert json.loads(result.stdout) == {
-        "tenant_id": "nobody",
-        "entities": [],
-        "relationships": [],
-        "passages": [],
-    }
+@pytest.mark.parametrize(
+    "argv", [["export"], ["stats"], ["ask", "Who?"], ["query", "ships"], ["sources"], ["merges"]]
+)
+def test_a_tenant_that_holds_nothing_is_exit_3_saying_so(run_cli: RunCli, argv: list[str]) -> None:
+    """Reading a tenant with no data is not an empty answer: exit 3 and one line saying so
+    (before: "nothing relevant" or an empty snapshot, exit 0)."""
+    result = run_cli(*argv, tenant="nobody", backend="memory")
+    assert result.exit_code == 3, result
+    assert result.stdout == ""
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert line.startswith("error: tenant 'nobody' holds nothing")
 
 
 def test_ingest_extracts_to_the_schema_file_given(

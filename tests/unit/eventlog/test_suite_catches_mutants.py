@@ -736,7 +736,53 @@ class ReadsNothingForUnstorableText(InMemoryEventLog):
         return await super().read(tenant_id, after=after, limit=limit)
 
 
+class SharedTenantListLog(InMemoryEventLog):
+    """Hands out its own list of tenants, so a caller's change sticks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listed: list[TenantId] | None = None
+
+    async def tenants(self) -> list[TenantId]:
+        if self._listed is None:
+            self._listed = await super().tenants()
+        return self._listed
+
+
+class ErasureForgetsEveryoneLog(InMemoryEventLog):
+    """An erasure empties the tenant list for everyone (one shared index of tenants)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._erased_any = False
+
+    async def delete_by_tenant(self, tenant_id: TenantId) -> int:
+        self._erased_any = True
+        return await super().delete_by_tenant(tenant_id)
+
+    async def tenants(self) -> list[TenantId]:
+        return [] if self._erased_any else await super().tenants()
+
+
+class CheckpointsCountAsTenantsLog(InMemoryEventLog):
+    """Lists every tenant it has heard of: checkpoints only, and erased ones, included."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._heard: set[TenantId] = set()
+
+    async def save_checkpoint(self, tenant_id: TenantId, name: str, position: int) -> None:
+        await super().save_checkpoint(tenant_id, name, position)
+        self._heard.add(tenant_id)
+
+    async def tenants(self) -> list[TenantId]:
+        return sorted(set(await super().tenants()) | self._heard)
+
+
 MUTANTS: dict[type[InMemoryEventLog], str] = {
+    CheckpointsCountAsTenantsLog: "test_tenants_lists_each_tenant_with_events_once_in_id_order",
+    SharedTenantListLog: "test_tenants_returns_copies",
+    ErasureForgetsEveryoneLog: "test_tenants_never_crosses_tenants",
     ReadsNothingForUnstorableText: "test_a_tenant_no_store_can_hold_is_refused",
     ReplaysBeforeCheckingRepeats: "test_a_batch_repeating_a_stored_id_raises",
     NegativeVersionConflicts: "test_a_negative_expected_version_is_an_argument_error",
@@ -854,6 +900,7 @@ def test_the_generated_history_catches_an_unchecked_version() -> None:
 
 
 ALONE = (
+    CheckpointsCountAsTenantsLog,
     UnerasedCheckpointLog,
     NegativeCheckpointLog,
     OffsetLog,

@@ -140,6 +140,10 @@ class InMemoryEventLog:
         log_integer(position, what="checkpoint position")
         self._checkpoints[(tenant_id, checkpoint_name(name))] = position
 
+    async def tenants(self) -> list[TenantId]:
+        """Every tenant with at least one event, in id order."""
+        return sorted(tenant for tenant, events in self._log.items() if events)
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         """Erase every event and checkpoint of the tenant; return how many events there were."""
         erased = self._log.pop(tenant_id, [])

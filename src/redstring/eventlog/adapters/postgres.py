@@ -240,6 +240,15 @@ class PostgresEventLog(NamesOnlyStore):
             position,
         )
 
+    async def tenants(self) -> list[TenantId]:
+        """Every tenant with at least one event, in id order (C collation: code point order,
+        as Python sorts)."""
+        rows = await self._pool.fetch(
+            f'SELECT DISTINCT tenant_id COLLATE "C" AS tenant_id FROM {self._events} '
+            'ORDER BY tenant_id COLLATE "C"'
+        )
+        return [TenantId(row["tenant_id"]) for row in rows]
+
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         """Erase every event and checkpoint of the tenant in one transaction.
 
