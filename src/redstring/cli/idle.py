@@ -26,17 +26,17 @@ def clients(dsn: str) -> int:
     server in trouble is left alone)."""
 
     async def count() -> int:
-        import asyncpg
+        from redstring.postgres.pool import create_pool
 
-        connection = await asyncpg.connect(dsn, timeout=10)
+        pool = await create_pool(dsn, min_size=1, max_size=1)
         try:
-            found: int = await connection.fetchval(
+            found: int = await pool.fetchval(
                 "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' "
                 "AND pid <> pg_backend_pid()"
             )
             return found
         finally:
-            await connection.close()
+            await pool.close()
 
     try:
         return asyncio.run(count())

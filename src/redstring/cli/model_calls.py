@@ -99,8 +99,8 @@ def _summary(error: BaseException) -> str:
     return text[:300] or type(error).__name__
 
 
-class CountedModel:
-    """An LlmProvider that counts its calls and stops on failures no retry can mend."""
+class _Watched:
+    """An LlmProvider around another, sharing one :class:`ModelCalls`."""
 
     def __init__(self, inner: LlmProvider, calls: ModelCalls) -> None:
         self._inner = inner
@@ -110,6 +110,10 @@ class CountedModel:
     def model(self) -> str:
         """The wrapped provider's model."""
         return self._inner.model
+
+
+class CountedModel(_Watched):
+    """An LlmProvider that counts its calls and stops on failures no retry can mend."""
 
     async def extract(
         self, text: str, schema: type[SchemaT], *, system_prompt: str | None = None
@@ -129,17 +133,8 @@ class CountedModel:
         return answer
 
 
-class StopWhenDown:
+class StopWhenDown(_Watched):
     """An LlmProvider (the resilient one) whose give-ups stop the run while nothing works."""
-
-    def __init__(self, inner: LlmProvider, calls: ModelCalls) -> None:
-        self._inner = inner
-        self.calls = calls
-
-    @property
-    def model(self) -> str:
-        """The wrapped provider's model."""
-        return self._inner.model
 
     async def extract(
         self, text: str, schema: type[SchemaT], *, system_prompt: str | None = None

@@ -99,10 +99,10 @@ def view_data(snapshot: GraphSnapshot) -> dict[str, Any]:
 
     ``entities``: id, name, type, aliases, sources, attributes, ``degree`` (relationships
     touching it) and ``passages`` (indices into ``passages``, at most
-    ``PASSAGES_PER_ENTITY``, in snapshot order), most connected first (ties by name, then
-    id). ``relationships``: ``[subject, object, type]`` as indices into ``entities`` and
-    ``relationship_types``. ``passages``: ``{"source_id", "chunk_index", "text"}`` for the
-    passages some entity lists.
+    ``PASSAGES_PER_ENTITY``, in snapshot order), most connected first (ties by the passages
+    naming them, then name, then id). ``relationships``: ``[subject, object, type]`` as
+    indices into ``entities`` and ``relationship_types``. ``passages``: ``{"source_id",
+    "chunk_index", "text"}`` for the passages some entity lists.
     """
     live = {str(item.entity.id) for item in snapshot.entities}
     kept = [
@@ -112,9 +112,19 @@ def view_data(snapshot: GraphSnapshot) -> dict[str, Any]:
     for r in kept:
         degree[str(r.subject_id)] += 1
         degree[str(r.object_id)] += 1
+    mentions: dict[str, int] = dict.fromkeys(live, 0)
+    for chunk in snapshot.passages:
+        for entity_id in {str(e) for e in chunk.entity_ids} & live:
+            mentions[entity_id] += 1
+    # Most connected first; among equals (a sparse graph), the most mentioned.
     ordered = sorted(
         snapshot.entities,
-        key=lambda item: (-degree[str(item.entity.id)], item.entity.name, str(item.entity.id)),
+        key=lambda item: (
+            -degree[str(item.entity.id)],
+            -mentions[str(item.entity.id)],
+            item.entity.name,
+            str(item.entity.id),
+        ),
     )
     position = {str(item.entity.id): index for index, item in enumerate(ordered)}
     passages: list[dict[str, object]] = []

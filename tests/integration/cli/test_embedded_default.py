@@ -149,7 +149,9 @@ def test_sources_delete_rebuild_and_export_through_the_runner(
     assert "has no source 'docs/a.md'" in missing.stderr
 
     assert run("delete-tenant", "--yes").exit_code == 0
-    assert json.loads(run("stats", "--json").stdout)["sources"] == 0
+    gone = run("stats", "--json")
+    assert gone.exit_code == 3, gone
+    assert "tenant 'maint' holds nothing" in gone.stderr
 
 
 def test_the_embedded_server_is_reused_not_restarted(workdir: Path, data_dir: Path) -> None:
