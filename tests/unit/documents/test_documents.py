@@ -137,14 +137,15 @@ def test_every_text_format_detects_its_encoding_the_same_way(tmp_path: Path, suf
     """Latin-1 bytes read as their text whatever the suffix, and the encoding is reported
     (before: .txt refused whole, .html turned the accents into U+FFFD)."""
     path = tmp_path / f"latin{suffix}"
-    path.write_bytes(LATIN_1.encode("latin-1"))
+    body = f"<html><body><p>{LATIN_1}</p></body></html>" if suffix == ".html" else LATIN_1
+    path.write_bytes(body.encode("latin-1"))
     document = read_document(path)
     assert LATIN_1 in document.text
     assert "\ufffd" not in document.text
     assert document.encoding is not None
     assert LATIN_1.encode(document.encoding) == LATIN_1.encode("latin-1")
     utf8 = tmp_path / f"utf8{suffix}"
-    utf8.write_text(LATIN_1, "utf-8")
+    utf8.write_text(body, "utf-8")
     assert read_document(utf8).encoding == "utf-8"
 
 
