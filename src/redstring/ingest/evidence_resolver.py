@@ -110,7 +110,7 @@ NAMED_AFTER_WORDS = frozenset(
 ("the Brennock Storage Pilot"): a short form ("Brennock") never joins such a name, because
 the word alone names the place."""
 
-SAMPLE = 3_000
+SAMPLE = 2_000
 """At most this many records of a type go into an estimate: the batch's records of it and
 stored entities of it, half each when both have more (evenly spaced, in order)."""
 

@@ -29,9 +29,9 @@ rounded to six significant digits, as the event that records them stores them.
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -248,8 +248,16 @@ def _candidate_pairs(
             for right in members[position + 1 :]:
                 if left != right:
                     found[(min(left, right), max(left, right))].add(field_name)
-    chosen = sorted(found, key=lambda pair: (zlib.crc32(f"{pair[0]},{pair[1]}".encode()), pair))
-    return {pair: frozenset(found[pair]) for pair in sorted(chosen[:CANDIDATE_PAIRS])}
+    if len(found) > CANDIDATE_PAIRS:
+        # A fixed pseudo-random subset: integer hashing, the same in every process.
+        chosen = heapq.nsmallest(CANDIDATE_PAIRS, found, key=_scrambled)
+    else:
+        chosen = list(found)
+    return {pair: frozenset(found[pair]) for pair in sorted(chosen)}
+
+
+def _scrambled(pair: tuple[int, int]) -> tuple[int, int, int]:
+    return ((pair[0] * 2_654_435_761 + pair[1] * 40_503) % 4_294_967_291, *pair)
 
 
 Patterns = Counter[tuple[tuple[tuple[str, str], ...], frozenset[str]]]
