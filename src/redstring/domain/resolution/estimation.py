@@ -63,6 +63,8 @@ MAX_BLOCK = 12
 pairs: such a block is mostly non-matches, and its pairs grow with its square."""
 
 ITERATIONS = 20
+CONVERGED = 1e-3
+"""EM stops early once the expected matches move by less than this share between steps."""
 PRIOR_STRENGTH = 10.0
 """Pseudo-matches behind the starting m of every field: the weight of the prior."""
 
@@ -322,6 +324,10 @@ def _m_probabilities(
         )
         denominators: defaultdict[str, float] = defaultdict(float)
         found: dict[str, float] = {}
+        bits = {
+            field_name: {level: math.log(p / u[field_name][level]) for level, p in levels.items()}
+            for field_name, levels in m.items()
+        }
         for session in sorted(sessions, key=lambda name: (name != "name", name)):
             share = shares[session]
             if session != "name" and "name" in found:
@@ -336,7 +342,7 @@ def _m_probabilities(
                 logit = prior_logit
                 for field_name, level in pattern:
                     if field_name != session or session == "name":
-                        logit += math.log(m[field_name][level] / u[field_name][level])
+                        logit += bits[field_name][level]
                 weight = count / (1 + math.exp(-max(-50.0, min(50.0, logit))))
                 matched += weight
                 total += count
@@ -346,7 +352,8 @@ def _m_probabilities(
                         denominators[field_name] += weight
             found[session] = matched
             shares[session] = min(0.999, max(1e-6, matched / total)) if total else share
-        expected = found.get("name", max(found.values(), default=0.0))
+        before, expected = expected, found.get("name", max(found.values(), default=0.0))
+        settled = abs(expected - before) <= CONVERGED * max(1.0, expected)
         for field_name, kind in kinds.items():
             prior = start[field_name]
             denominator = denominators[field_name] + strength
@@ -360,6 +367,8 @@ def _m_probabilities(
                     for level in prior
                 },
             )
+        if settled:
+            break
     return m, expected
 
 
