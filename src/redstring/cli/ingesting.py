@@ -255,7 +255,9 @@ async def ingest_planned(
         try:
             text = item.text if item.text is not None else _read_again(item)
             metadata: dict[str, JsonValue] = {
-                "path": str(item.path.resolve()),
+                # As the user named it: never this machine's absolute path, which a server
+                # would show every client of the tenant.
+                "path": item.source,
                 "sha256": item.digest,
                 "format": item.format,
             }

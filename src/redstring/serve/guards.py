@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from redstring.documents import SUPPORTED_SUFFIXES, read_document
 from redstring.domain.errors import InvalidArgumentError, RedstringError
 from redstring.domain.ids import TenantId, tenant_id
+from redstring.serve.inputs import InvalidInputError, check_input, decode_json
 from redstring.serve.keys import Principal
 from redstring.serve.payloads import Page
 from redstring.serve.problems import (
@@ -147,14 +148,34 @@ def check_length(service: Service, text: str, field: str = "body.text") -> None:
 
 
 def check_records(lines: list[str]) -> None:
-    """422 naming the first malformed record of a JSON Lines import (nothing is written)."""
-    from redstring.ingest.records import parse_jsonl, split_and_check
+    """422 naming the first malformed record of a JSON Lines import (nothing is written):
+    each line decoded and checked like every input, then validated as a record."""
+    from redstring.ingest.records import split_and_check
 
     try:
-        split_and_check(parse_jsonl(lines))
+        numbered = [
+            (number, decode_json(line, field=f"body.line {number}"))
+            for number, line in enumerate(lines, start=1)
+            if line.strip()
+        ]
+        split_and_check(numbered)
+    except InvalidInputError as error:
+        raise ProblemError(
+            422, str(error), errors=[FieldError(field=error.field, message=error.reason)]
+        ) from error
     except InvalidArgumentError as error:
         raise ProblemError(
             422, str(error), errors=[FieldError(field="body", message=str(error))]
+        ) from error
+
+
+def checked(value: object, field: str) -> None:
+    """422 naming the field when ``value`` breaks the shared input rules."""
+    try:
+        check_input(value, field=field)
+    except InvalidInputError as error:
+        raise ProblemError(
+            422, str(error), errors=[FieldError(field=error.field, message=error.reason)]
         ) from error
 
 

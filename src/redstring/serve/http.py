@@ -47,14 +47,17 @@ from redstring.serve.guards import (
     check_length,
     check_records,
     check_text,
+    checked,
     core,
     page,
     read_upload,
     upload_name,
 )
 from redstring.serve.jobs import Job
+from redstring.serve.limits import Limits
 from redstring.serve.page import add_page
 from redstring.serve.payloads import (
+    PRINTABLE,
     AskIn,
     BatchIn,
     DocumentIn,
@@ -76,8 +79,10 @@ from redstring.serve.service import EntityView, Service, entity_view
 
 __all__ = ["TENANT_HEADER", "create_app"]
 
-# Errors every authenticated endpoint can answer with.
-_AUTHED = (401, 403, 413, 422, 429, 500)
+# Errors every authenticated endpoint can answer with (400: a body or header that cannot be
+# read; 413: a body over the limit, however sent).
+_AUTHED = (400, 401, 403, 413, 422, 429, 500)
+_PROBES = (400, 413, 500)
 
 
 # --- the application ---------------------------------------------------------------------
@@ -127,16 +132,63 @@ def create_app(
     _routes(app)
     add_page(app)
     app.add_middleware(BodyLimit)
+    _state_limits_in_the_schema(app)
     return app
 
 
+def _state_limits_in_the_schema(app: FastAPI) -> None:
+    """Make ``/openapi.json`` state the bounds of the service it serves (its limits are
+    known only once the service is open), so a client can read every bound it will meet."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            service: Service | None = getattr(app.state, "service", None)
+            if service is not None:
+                state_limits(schema, service.limits, service.graph.settings.max_document_chars)
+        return app.openapi_schema or generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def state_limits(schema: dict[str, Any], limits: Limits, max_document_chars: int) -> None:
+    """Write ``limits`` into ``schema`` where the request models leave the bound to the
+    server: ``k`` and ``limit`` (page size), query and question length, batch size, text."""
+    components: dict[str, Any] = schema.get("components", {}).get("schemas", {})
+    bounds = {
+        ("QueryIn", "k"): {"maximum": limits.max_page_size},
+        ("QueryIn", "text"): {"maxLength": limits.max_query_chars},
+        ("AskIn", "question"): {"maxLength": limits.max_query_chars},
+        ("BatchIn", "documents"): {"maxItems": limits.max_documents_per_batch},
+        ("DocumentIn", "text"): {"maxLength": max_document_chars},
+    }
+    for name, model in components.items():
+        for (wanted, field), bound in bounds.items():
+            if name.split("-")[0] == wanted and field in model.get("properties", {}):
+                model["properties"][field].update(bound)
+        files = model.get("properties", {}).get("files")
+        if name.startswith("Body_") and files is not None:
+            files["maxItems"] = limits.max_documents_per_batch
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("name") == "limit" and parameter.get("in") == "query":
+                    parameter["schema"]["maximum"] = limits.max_page_size
+
+
 def _routes(app: FastAPI) -> None:
-    @app.get("/v1/health", response_model=Health, tags=["probes"], responses=documented(500))
+    @app.get("/v1/health", response_model=Health, tags=["probes"], responses=documented(*_PROBES))
     async def health() -> Health:
         """Liveness: the process answers (no backend is touched, no key needed)."""
         return Health(version=redstring.__version__)
 
-    @app.get("/v1/ready", response_model=Readiness, tags=["probes"], responses=documented(500, 503))
+    @app.get(
+        "/v1/ready",
+        response_model=Readiness,
+        tags=["probes"],
+        responses=documented(*_PROBES, 503),
+    )
     async def ready(service: Served) -> Readiness:
         """Readiness: one cheap read on every configured backend (no key needed)."""
         checks = await service.readiness()
@@ -174,10 +226,19 @@ def _routes(app: FastAPI) -> None:
         tenant: Tenant,
         service: Served,
         file: Annotated[UploadFile, File(description=f"One of {', '.join(SUPPORTED_SUFFIXES)}")],
-        source: Annotated[str | None, Form(max_length=1024)] = None,
+        source: Annotated[
+            str | None,
+            Form(
+                min_length=1,
+                max_length=1024,
+                pattern=PRINTABLE,
+                description="The source id (default: the file's bare name).",
+            ),
+        ] = None,
     ) -> IngestReport:
         """Ingest one uploaded file (.txt .md .html .pdf .docx); the source defaults to its
         file name (the name only: any folders in it are dropped)."""
+        checked({"source": source, "file": file.filename}, "body")
         name = upload_name(file.filename)
         text, kind = await read_upload(file, name)
         check_length(service, text)
@@ -216,6 +277,7 @@ def _routes(app: FastAPI) -> None:
         documents: dict[str, dict[str, Any]] = {}
         for number, file in enumerate(files):
             field = f"body.files.{number}"
+            checked(file.filename, field)
             name = upload_name(file.filename, field=field)
             if name in documents:
                 raise ProblemError(

@@ -22,13 +22,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 from starlette.applications import Starlette
 
 import redstring
 from redstring.domain.errors import InvalidArgumentError, RedstringError
 from redstring.domain.ids import EntityId, TenantId, tenant_id
 from redstring.serve.guards import TENANT_HEADER
+from redstring.serve.inputs import InvalidInputError, check_input
 from redstring.serve.service import AccessRefusedError, Service, entity_view
 
 __all__ = ["create_mcp_server", "mount_mcp"]
@@ -54,6 +55,11 @@ class _Authenticate(ServerMiddleware[Any]):
         else:
             address = getattr(getattr(ctx.request, "client", None), "host", None)
             tenant = await self._tenant(headers, address or "unknown")
+        if ctx.method == "tools/call" and ctx.params is not None:
+            try:
+                check_input(ctx.params.get("arguments") or {}, field="arguments")
+            except InvalidInputError as error:
+                raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
         token = _TENANT.set(tenant)
         try:
             return await call_next(ctx)

@@ -33,7 +33,7 @@ def add_page(app: FastAPI) -> None:
     @app.get(
         "/v1/view",
         tags=["reading"],
-        responses=documented(401, 403, 413, 422, 429, 500),
+        responses=documented(400, 401, 403, 413, 422, 429, 500),
     )
     async def view(tenant: Tenant, service: Served) -> dict[str, Any]:
         """What the graph view draws for this tenant (``redstring.export.view_data``): the

@@ -64,7 +64,7 @@ class ServerTables(NamesOnlyStore):
                     job_id text PRIMARY KEY,
                     tenant_id text NOT NULL,
                     job jsonb NOT NULL,
-                    payload jsonb NOT NULL,
+                    payload json NOT NULL,
                     finished boolean NOT NULL DEFAULT false,
                     owner text,
                     lease_until timestamptz
@@ -75,6 +75,18 @@ class ServerTables(NamesOnlyStore):
                 f"CREATE INDEX IF NOT EXISTS {self.unfinished} ON {self.jobs} (job_id) "
                 "WHERE NOT finished"
             )
+            # A job's input is kept as written (json): jsonb cannot hold a NUL a document's
+            # metadata may carry. Tables made before held it as jsonb.
+            kind = await conn.fetchval(
+                "SELECT data_type FROM information_schema.columns WHERE table_schema = $1 "
+                "AND table_name = $2 AND column_name = 'payload'",
+                self._names.schema,
+                self._names.prefix + "jobs",
+            )
+            if kind == "jsonb":
+                await conn.execute(
+                    f"ALTER TABLE {self.jobs} ALTER COLUMN payload TYPE json USING payload::json"
+                )
             await conn.execute(
                 f"CREATE TABLE IF NOT EXISTS {self.signals} "
                 "(name text PRIMARY KEY, value bigint NOT NULL)"
@@ -158,7 +170,7 @@ class PostgresJobStore(JobStore):
         job = stored.job
         await self._tables.pool.execute(
             f"INSERT INTO {self._tables.jobs} (job_id, tenant_id, job, payload) "
-            "VALUES ($1, $2, $3::jsonb, $4::jsonb)",
+            "VALUES ($1, $2, $3::jsonb, $4::json)",
             job.job_id,
             job.tenant,
             job.model_dump_json(),

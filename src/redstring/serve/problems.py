@@ -79,6 +79,12 @@ class ProblemError(Exception):
         self.headers = headers or {}
 
 
+def sendable(text: str) -> str:
+    """``text`` with anything UTF-8 cannot carry (a lone surrogate the request sent, quoted
+    back) written as a backslash escape, so a problem about bad text can always be sent."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def problem(
     status: int, detail: str, *, instance: str | None = None, errors: list[FieldError] | None = None
 ) -> Problem:
@@ -88,9 +94,11 @@ def problem(
         type=f"urn:redstring:problem:{slug}",
         title=title,
         status=status,
-        detail=detail,
-        instance=instance,
-        errors=errors,
+        detail=sendable(detail),
+        instance=None if instance is None else sendable(instance),
+        errors=None
+        if errors is None
+        else [FieldError(field=sendable(e.field), message=sendable(e.message)) for e in errors],
     )
 
 
