@@ -25,6 +25,17 @@ MARKED_DOCUMENT = (
 )
 
 
+def token_of(tenant: str) -> str:
+    """The random part of a marked tenant's name: in its text, source ids and metadata, so
+    a run's traces are its own (a failed run's leftovers never match)."""
+    return tenant.rsplit("-", 1)[-1]
+
+
+def marked_document(tenant: str) -> str:
+    """The document a marked tenant holds, naming its token."""
+    return f"{MARKED_DOCUMENT}\n\nFile reference Ref{token_of(tenant)} of Quillborne Trust."
+
+
 @dataclass(frozen=True)
 class MarkedTenant:
     """The tenant, its key, and the strings that only it holds."""
@@ -39,8 +50,9 @@ def new_marked_tenant_name() -> str:
 
 
 def markers_of(tenant: str, key: str) -> tuple[str, ...]:
-    """What must be gone: the tenant id, its key id and secret, and its own words."""
-    return (tenant, key[4:16], key[17:], "Zyqua", "Vorlax", "Quillborne", "qz-secret.md", "qzmeta")
+    """What must be gone: the tenant id (every table row of a tenant names it), its key id
+    and secret (cache keys name the id), and its token (in its text, ids and metadata)."""
+    return (tenant, key[4:16], key[17:], token_of(tenant))
 
 
 def strings_in(root: object, *, limit: int = 2_000_000) -> Iterator[str]:
@@ -90,16 +102,19 @@ async def seed_marked_tenant(service: Service, tenant: str) -> MarkedTenant:
     principal = await service.admit(key, "127.0.0.1")
     assert principal.tenant == tenant
     graph = service.graph
-    await graph.ingest(tenant, "qz-secret.md", MARKED_DOCUMENT, metadata={"qzmeta": "Vorlax"})
+    token = token_of(tenant)
+    await graph.ingest(
+        tenant, f"qz-{token}.md", marked_document(tenant), metadata={"qzmeta": f"m-{token}"}
+    )
     await graph.import_records(
         tenant,
-        [{"kind": "entity", "ref": "q1", "type": "Person", "name": "Quillborne Zyqua"}],
+        [{"kind": "entity", "ref": "q1", "type": "Person", "name": f"Quillborne {token}"}],
     )
     await graph.query(tenant, "Where does Zyqua Vorlax work?")
     job = await service.jobs.submit(
         principal.tenant,
         "ingest",
-        {"documents": [{"source": "qz-job.md", "text": "Zyqua Vorlax met Bruno Diaz."}]},
+        {"documents": [{"source": f"qz-job-{token}.md", "text": f"Zyqua Vorlax met {token}."}]},
         total=1,
     )
     await service.jobs.wait()

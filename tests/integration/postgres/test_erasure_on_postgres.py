@@ -42,10 +42,11 @@ from redstring.serve.postgres import (
 )
 from tests.cli_runner import EXTRACTOR, clean_environment, invoke, serving
 from tests.erasure_support import (
-    MARKED_DOCUMENT,
+    marked_document,
     markers_of,
     new_marked_tenant_name,
     seed_marked_tenant,
+    token_of,
     traces,
 )
 from tests.ingest_support import VocabularyExtractor
@@ -181,7 +182,7 @@ async def test_a_write_running_elsewhere_during_an_erasure_keeps_nothing(
         held = _Held()
         async with _second_worker(postgres_dsn, world.prefix, held) as other:
             await other.graph.ingest(tenant, "qz-first.md", "Bruno Diaz works for Northwind.")
-            documents = [{"source": "qz-secret.md", "text": MARKED_DOCUMENT}]
+            documents = [{"source": "qz-secret.md", "text": marked_document(tenant)}]
             await other.jobs.submit(tenant, "ingest", {"documents": documents}, total=1)  # type: ignore[arg-type]
             await asyncio.wait_for(held.holding.wait(), 30)
 
@@ -194,7 +195,9 @@ async def test_a_write_running_elsewhere_during_an_erasure_keeps_nothing(
             held.release.clear()
             held.holding.clear()
             await other.graph.ingest(tenant, "qz-first.md", "Bruno Diaz works for Northwind.")
-            running = asyncio.create_task(other.graph.ingest(tenant, "qz-late.md", MARKED_DOCUMENT))
+            running = asyncio.create_task(
+                other.graph.ingest(tenant, "qz-late.md", marked_document(tenant))
+            )
             await asyncio.wait_for(held.holding.wait(), 30)
             await world.service.delete_tenant(tenant)  # type: ignore[arg-type]
             held.release.set()
@@ -236,11 +239,13 @@ def test_two_server_processes_with_redis_keep_no_trace_of_an_erased_tenant(
             headers = {"Authorization": f"Bearer {secret}"}
             document = {
                 "source": "qz-secret.md",
-                "text": MARKED_DOCUMENT,
-                "metadata": {"qzmeta": 1},
+                "text": marked_document(tenant),
+                "metadata": {"qzmeta": token_of(tenant)},
             }
             assert requests.post(f"{base}/v1/documents", json=document, headers=headers).ok
-            batch = {"documents": [{"source": "qz-job.md", "text": "Zyqua Vorlax met Bruno."}]}
+            batch = {
+                "documents": [{"source": "qz-job.md", "text": f"Zyqua met {token_of(tenant)}."}]
+            }
             jobs[tenant] = requests.post(
                 f"{base}/v1/documents/batch", json=batch, headers=headers
             ).json()["job_id"]
@@ -248,7 +253,8 @@ def test_two_server_processes_with_redis_keep_no_trace_of_an_erased_tenant(
                 assert requests.post(
                     f"{base}/v1/query", json={"text": "Zyqua Vorlax"}, headers=headers
                 ).ok
-                assert requests.get(f"{base}/v1/stats", headers=headers).json()["sources"] >= 1
+                stats = requests.get(f"{base}/v1/stats", headers=headers).json()
+                assert stats["sources"] >= 1, (tenant, stats)
 
         gone = requests.delete(f"{base}/v1/tenants/{by_api}", headers=admin)
         assert gone.status_code == 200, gone.text
@@ -264,13 +270,15 @@ def test_two_server_processes_with_redis_keep_no_trace_of_an_erased_tenant(
             headers = {"Authorization": f"Bearer {secret}"}
             named = {**admin, "X-Redstring-Tenant": tenant}
             for _ in range(8):
-                assert requests.get(f"{base}/v1/stats", headers=headers).status_code == 401
+                # Refused either way: 401, or 429 once this address has sent too many keys
+                # that name no key (the budget is shared through Redis).
+                assert requests.get(f"{base}/v1/stats", headers=headers).status_code in {401, 429}
                 stats = requests.get(f"{base}/v1/stats", headers=named).json()
                 assert (stats["sources"], stats["events"]) == (0, 0), (tenant, stats)
                 job = requests.get(f"{base}/v1/jobs/{jobs[tenant]}", headers=named)
                 assert job.status_code == 404, job.text
                 export = requests.get(f"{base}/v1/export", headers=named).text
-                assert "Zyqua" not in export
+                assert f"Ref{token_of(tenant)}" not in export
         markers = tuple(m for t, s in keys.items() for m in markers_of(t, s))
         assert asyncio.run(_database_traces(postgres_dsn, markers)) == []
         assert asyncio.run(_redis_traces(redis_url, markers)) == []
