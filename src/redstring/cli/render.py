@@ -218,12 +218,14 @@ def explain_merge(console: Console, merge: MergeInfo) -> None:
 
 
 def citations(console: Console, cited: Sequence[Citation]) -> None:
-    """The passages an answer cites: marker and source (``--json`` has the chunk ids)."""
+    """The passages an answer cites: marker, source and section (the headings above the
+    passage; ``--json`` has the chunk ids)."""
     table = Table(title=f"Citations ({len(cited)})", title_justify="left")
     table.add_column("marker")
     table.add_column("source", overflow="fold")
+    table.add_column("section", overflow="fold")
     for item in cited:
-        table.add_row(item.marker, item.source_id)
+        table.add_row(item.marker, item.source_id, " > ".join(item.headings))
     console.print(table)
 
 

@@ -192,4 +192,9 @@ def _marker(raw: str) -> str:
 
 
 def _citation(passage: RetrievedPassage) -> Citation:
-    return Citation(marker=passage.marker, chunk_id=passage.chunk_id, source_id=passage.source_id)
+    return Citation(
+        marker=passage.marker,
+        chunk_id=passage.chunk_id,
+        source_id=passage.source_id,
+        headings=passage.headings,
+    )

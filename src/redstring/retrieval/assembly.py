@@ -184,10 +184,20 @@ def passage_result(chunk: StoredChunk, marker: str, item: Fused[ChunkId]) -> Ret
         source_id=chunk.source_id,
         chunk_index=chunk.chunk_index,
         text=chunk.text,
+        headings=heading_path(chunk),
         entity_ids=chunk.entity_ids,
         score=item.score,
         ranks=item.ranks,
     )
+
+
+def heading_path(chunk: StoredChunk) -> tuple[str, ...]:
+    """The headings ingest stored above ``chunk`` (``metadata["headings"]``), outermost first;
+    nothing for a chunk stored without them or with a value of another shape."""
+    found = chunk.metadata.get("headings")
+    if not isinstance(found, list):
+        return ()
+    return tuple(heading for heading in found if isinstance(heading, str))
 
 
 def markers_naming(

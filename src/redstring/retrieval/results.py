@@ -10,6 +10,7 @@ in result order; those markers are the citations of :meth:`QueryResult.as_contex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,13 +39,18 @@ class _Result(BaseModel):
 
 
 class RetrievedPassage(_Result):
-    """A passage with its citation marker, its fused score and its rank in each signal."""
+    """A passage with its citation marker, its fused score and its rank in each signal.
+
+    ``headings`` is where the passage stands in its document: the headings above it,
+    outermost first (empty when the document has none).
+    """
 
     marker: str
     chunk_id: ChunkId
     source_id: SourceId
     chunk_index: int
     text: str
+    headings: tuple[str, ...] = ()
     entity_ids: tuple[EntityId, ...] = ()
     score: float
     ranks: dict[str, int]
@@ -105,7 +111,7 @@ class QueryResult(_Result):
         else:
             lines.append("Passages (cite them by their marker, e.g. [P1]):")
             for passage in self.passages:
-                lines.append(f"[{passage.marker}] (source: {passage.source_id})")
+                lines.append(f"[{passage.marker}] ({_where(passage.source_id, passage.headings)})")
                 lines.append(" ".join(passage.text.split()))
         if self.relationships:
             lines += ["", "Graph facts:"]
@@ -130,11 +136,20 @@ class QueryResult(_Result):
 
 
 class Citation(_Result):
-    """A passage an answer cites: its marker in the context, chunk and source."""
+    """A passage an answer cites: its marker in the context, chunk, source and the headings
+    above it in its document (outermost first)."""
 
     marker: str
     chunk_id: ChunkId
     source_id: SourceId
+    headings: tuple[str, ...] = ()
+
+
+def _where(source_id: str, headings: Sequence[str]) -> str:
+    """A passage's place for people: ``"source: guide.html, section: Install > Linux"``."""
+    if not headings:
+        return f"source: {source_id}"
+    return f"source: {source_id}, section: {' > '.join(headings)}"
 
 
 AnswerKind = Literal["generated", "extractive", "unanswerable"]
