@@ -78,10 +78,10 @@ async def build(backend: str, dsn: str | None, model: InstantModel) -> tuple[Kno
     extractor = LlmExtractor(model)
     embeddings = HashedEmbeddings()
     if backend == "memory":
-        return (
-            KnowledgeGraph.in_memory(embeddings=embeddings, extractor=extractor, schema=SCALE_SCHEMA),
-            None,
+        graph = KnowledgeGraph.in_memory(
+            embeddings=embeddings, extractor=extractor, schema=SCALE_SCHEMA
         )
+        return graph, None
     import asyncpg
 
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=8)
@@ -310,10 +310,8 @@ def report(results: Sequence[dict[str, Any]]) -> None:
                 " / ".join(f"{e[step]['ms']:.0f}" for step in ("reingest", "edit", "delete")),
             ]
         )
-    print_table(
-        ["backend", "documents", "calls: re-ingest / edit / delete", "ms: re-ingest / edit / delete"],
-        rows,
-    )
+    steps = "re-ingest / edit / delete"
+    print_table(["backend", "documents", f"calls: {steps}", f"ms: {steps}"], rows)
 
 
 def plot(results: Sequence[dict[str, Any]], path: Path, title: str) -> None:

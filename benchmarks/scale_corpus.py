@@ -21,6 +21,7 @@ otherwise), so two runs ingest the same text and ask the same questions:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import random
 import re
@@ -131,9 +132,7 @@ class InstantModel:
         self.calls += 1
         found = [name for name in _NAME.findall(text) if name in self._types]
         entities = [{"name": name, "type": self._types[name]} for name in dict.fromkeys(found)]
-        links = {
-            (left, right): None for left, right in zip(found, found[1:], strict=False) if left != right
-        }
+        links = {(left, right): None for left, right in itertools.pairwise(found) if left != right}
         relationships = [
             {"subject": left, "type": "RELATED_TO", "object": right} for left, right in links
         ]
