@@ -4,7 +4,9 @@ Each event is a pydantic model with a ``TYPE`` (the log's event type) and a payl
 ``v``. Events carry the *resulting state* of what they change (a whole entity, a whole
 relationship), so a projection applies them by writing, never by computing, and replaying a
 prefix twice changes nothing. Evidence deltas ride along so the history (who supports what)
-can be folded from the log alone.
+can be folded from the log alone. Where the state did not change, an event says only what
+was added (``EntityEvidenceAdded``, ``RelationshipSupportAdded``; ADR 0038) and no store is
+written.
 
 Shapes are a stored format: change one only by adding a new version and an upcaster in
 :data:`UPCASTERS`, never by editing a released shape (see ``docs/adr/0016``).
@@ -134,6 +136,19 @@ class EntityUpdated(GraphEvent):
     evidence_removed_chunks: list[ChunkId] = Field(default_factory=list)
 
 
+class EntityEvidenceAdded(GraphEvent):
+    """Evidence was added to an entity and its state did not change: no store changes.
+
+    Written instead of :class:`EntityUpdated` once an entity's state has stopped moving (its
+    provenance names its first passages, its names and attributes are all known), so a
+    mention of a much-mentioned entity is recorded in the size of the mention.
+    """
+
+    TYPE: ClassVar[str] = "EntityEvidenceAdded"
+    entity_id: EntityId
+    evidence: list[Evidence]
+
+
 class EntityRetracted(GraphEvent):
     """No evidence supports the entity any more: it leaves every store."""
 
@@ -219,6 +234,14 @@ class RelationshipAsserted(GraphEvent):
     support_removed_chunks: list[ChunkId] = Field(default_factory=list)
 
 
+class RelationshipSupportAdded(GraphEvent):
+    """Statements were added to a relationship and its state did not change."""
+
+    TYPE: ClassVar[str] = "RelationshipSupportAdded"
+    relationship_id: RelationshipId
+    supports: list[Support]
+
+
 class RelationshipRetracted(GraphEvent):
     """Nothing supports the relationship any more (or an endpoint merged away)."""
 
@@ -261,6 +284,7 @@ EVENT_TYPES: dict[str, type[GraphEvent]] = {
         SourceDeleted,
         EntityCreated,
         EntityUpdated,
+        EntityEvidenceAdded,
         EntityRetracted,
         EntitiesMerged,
         EntitiesUnmerged,
@@ -268,6 +292,7 @@ EVENT_TYPES: dict[str, type[GraphEvent]] = {
         PossibleMatchRecorded,
         ResolutionWeightsEstimated,
         RelationshipAsserted,
+        RelationshipSupportAdded,
         RelationshipRetracted,
         TenantDeleted,
         ChunkExtracted,

@@ -7,7 +7,9 @@ and two processes folding the same log agree.
 
 Entity and relationship *state* is a function of their evidence in log order
 (:func:`entity_state`, :func:`relationship_state`); events carry the state they produced, and
-the fold checks nothing, it records.
+the fold checks nothing, it records. Each entity's evidence is an
+:class:`~redstring.domain.evidence_sets.EvidenceSet` whose summary stays current as evidence
+is added, so folding an event costs the evidence it adds, not the evidence already held.
 """
 
 from __future__ import annotations
@@ -18,14 +20,21 @@ from typing import TypeVar
 
 from pydantic import JsonValue
 
-from redstring.domain.blocking import attribute_keys, blocking_keys, place_keys
-from redstring.domain.errors import EmptyTextError
 from redstring.domain.events import StoredEvent
+from redstring.domain.evidence_sets import (
+    DESCRIPTION_ATTRIBUTE,
+    MAX_PROVENANCE_CHUNKS,
+    EntitySummary,
+    EvidenceSet,
+    RelationshipSummary,
+    SupportSet,
+)
 from redstring.domain.graph_events import (
     AliasAdded,
     EntitiesMerged,
     EntitiesUnmerged,
     EntityCreated,
+    EntityEvidenceAdded,
     EntityRetracted,
     EntityUpdated,
     Evidence,
@@ -34,6 +43,7 @@ from redstring.domain.graph_events import (
     RelationshipAsserted,
     RelationshipRetracted,
     ResolutionWeightsEstimated,
+    RelationshipSupportAdded,
     SourceDeleted,
     SourceIngested,
     Support,
@@ -41,17 +51,24 @@ from redstring.domain.graph_events import (
     decode,
 )
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
-from redstring.domain.models import Alias, Entity, Provenance, Relationship
+from redstring.domain.models import Alias, Entity, Relationship
 from redstring.domain.resolution.weights import LearnedWeights
 
-MAX_PROVENANCE_CHUNKS = 32
-"""An entity's provenance names at most this many passages; the history holds them all."""
-
-DESCRIPTION_ATTRIBUTE = "description"
-
-
-def _distinct(values: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(values))
+__all__ = [
+    "DESCRIPTION_ATTRIBUTE",
+    "MAX_PROVENANCE_CHUNKS",
+    "EntityHistory",
+    "MergeRecord",
+    "PossibleMatch",
+    "RelationshipHistory",
+    "SourceHistory",
+    "TenantHistory",
+    "add_evidence",
+    "add_supports",
+    "entity_state",
+    "relationship_state",
+    "without",
+]
 
 
 def entity_state(entity_id: EntityId, evidence: Sequence[Evidence]) -> tuple[Entity, list[str]]:
@@ -59,42 +76,12 @@ def entity_state(entity_id: EntityId, evidence: Sequence[Evidence]) -> tuple[Ent
 
     The name is the longest surface name (the earliest among equals); the type is the first
     evidence's; each attribute takes its first value; blocking keys cover every surface name.
+    The same function as the summaries the history keeps up to date
+    (:class:`~redstring.domain.evidence_sets.EntitySummary`), computed from scratch.
     """
     if not evidence:
         raise ValueError(f"entity {entity_id} has no evidence: retract it instead")
-    first = evidence[0]
-    names = _distinct(item.name for item in evidence)
-    name = max(names, key=lambda candidate: (len(candidate), -names.index(candidate)))
-    attributes: dict[str, JsonValue] = {}
-    for item in evidence:
-        for key, value in item.attributes.items():
-            attributes.setdefault(key, value)
-    description = next((item.description for item in evidence if item.description), None)
-    if description:
-        attributes.setdefault(DESCRIPTION_ATTRIBUTE, description)
-    keys: set[str] = set()
-    for surface in names:
-        try:
-            keys.update(blocking_keys(first.type, surface))
-        except EmptyTextError:
-            continue
-    for item in evidence:
-        keys.update(attribute_keys(first.type, item.attributes))
-        keys.update(place_keys(first.type, item.name, item.attributes))
-    chunks = _distinct(item.chunk_id for item in evidence if item.chunk_id is not None)
-    entity = Entity(
-        id=entity_id,
-        type=first.type,
-        name=name,
-        attributes=attributes,
-        blocking_keys=tuple(sorted(keys)),
-        provenance=Provenance(
-            source_id=first.source_id,
-            chunk_ids=tuple(ChunkId(chunk) for chunk in chunks[:MAX_PROVENANCE_CHUNKS]),
-            model=next((item.model for item in evidence if item.model), None),
-        ),
-    )
-    return entity, names
+    return EntitySummary.of(evidence).state(entity_id)
 
 
 def relationship_state(
@@ -107,26 +94,8 @@ def relationship_state(
     """The relationship ``supports`` (in log order, non-empty) describe."""
     if not supports:
         raise ValueError(f"relationship {relationship_id} has no support: retract it instead")
-    first = supports[0]
-    attributes: dict[str, JsonValue] = {}
-    for item in supports:
-        for key, value in item.attributes.items():
-            attributes.setdefault(key, value)
-    description = next((item.description for item in supports if item.description), None)
-    if description:
-        attributes.setdefault(DESCRIPTION_ATTRIBUTE, description)
-    chunks = _distinct(item.chunk_id for item in supports if item.chunk_id is not None)
-    return Relationship(
-        id=relationship_id,
-        type=relationship_type,
-        subject_id=subject_id,
-        object_id=object_id,
-        attributes=attributes,
-        provenance=Provenance(
-            source_id=first.source_id,
-            chunk_ids=tuple(ChunkId(chunk) for chunk in chunks[:MAX_PROVENANCE_CHUNKS]),
-            model=next((item.model for item in supports if item.model), None),
-        ),
+    return RelationshipSummary.of(supports).state(
+        relationship_id, relationship_type, subject_id, object_id
     )
 
 
@@ -171,7 +140,12 @@ class EntityHistory:
 
     entity: Entity
     names: list[str]
-    evidence: list[Evidence]
+    items: EvidenceSet
+
+    @property
+    def evidence(self) -> list[Evidence]:
+        """Every piece of evidence, in log order (a new list: this costs the evidence)."""
+        return list(self.items)
 
 
 @dataclass
@@ -179,7 +153,12 @@ class RelationshipHistory:
     """A relationship and every statement supporting it."""
 
     relationship: Relationship
-    supports: list[Support]
+    items: SupportSet
+
+    @property
+    def supports(self) -> list[Support]:
+        """Every supporting statement, in log order (a new list)."""
+        return list(self.items)
 
 
 @dataclass
@@ -257,6 +236,11 @@ class TenantHistory:
         event = decode(stored)
         if isinstance(event, EntityCreated | EntityUpdated):
             self._entity(event)
+        elif isinstance(event, EntityEvidenceAdded):
+            known = self.entities.get(event.entity_id)
+            if known is not None:
+                known.items.add(event.evidence)
+                self._index_entity(event.entity_id, event.evidence)
         elif isinstance(event, EntityRetracted):
             self.entities.pop(event.entity_id, None)
             self._drop_aliases_of(event.entity_id)
@@ -281,6 +265,11 @@ class TenantHistory:
             self.weights[event.entity_type] = LearnedWeights.from_json(event.weights)
         elif isinstance(event, RelationshipAsserted):
             self._relationship(event)
+        elif isinstance(event, RelationshipSupportAdded):
+            edge = self.relationships.get(event.relationship_id)
+            if edge is not None:
+                edge.items.add(event.supports)
+                self._index_supports(event.relationship_id, event.supports)
         elif isinstance(event, RelationshipRetracted):
             self.relationships.pop(event.relationship_id, None)
         elif isinstance(event, SourceIngested):
@@ -301,33 +290,32 @@ class TenantHistory:
     def _entity(self, event: EntityCreated | EntityUpdated) -> None:
         entity_id = event.entity.id
         previous = self.entities.get(entity_id)
-        evidence = previous.evidence if previous is not None else []
-        if isinstance(event, EntityUpdated):
-            evidence = list(
-                without(
-                    evidence,
-                    sources=event.evidence_removed_sources,
-                    chunks=event.evidence_removed_chunks,
-                )
+        items = previous.items if previous is not None else EvidenceSet()
+        if isinstance(event, EntityUpdated) and (
+            event.evidence_removed_sources or event.evidence_removed_chunks
+        ):
+            items.remove(
+                sources=event.evidence_removed_sources, chunks=event.evidence_removed_chunks
             )
-        evidence = add_evidence(evidence, event.evidence_added)
-        self._index_entity(entity_id, evidence)
+        items.add(event.evidence_added)
+        self._index_entity(entity_id, event.evidence_added)
+        # A decoded event is this fold's own: its models need no copy.
         self.entities[entity_id] = EntityHistory(
-            entity=event.entity.model_copy(deep=True), names=list(event.names), evidence=evidence
+            entity=event.entity, names=list(event.names), items=items
         )
 
     def _merge(self, position: int, event: EntitiesMerged) -> None:
         loser = self.entities.pop(event.loser_id, None)
         winner = self.entities.get(event.winner_id)
-        evidence = (winner.evidence if winner else []) + (loser.evidence if loser else [])
-        self._index_entity(event.winner_id, evidence)
+        items = winner.items if winner is not None else EvidenceSet()
+        moved = loser.evidence if loser is not None else []
+        items.add(moved)
+        self._index_entity(event.winner_id, moved)
         self.entities[event.winner_id] = EntityHistory(
-            entity=event.entity.model_copy(deep=True),
-            names=list(event.names),
-            evidence=add_evidence([], evidence),
+            entity=event.entity, names=list(event.names), items=items
         )
         for alias in event.moved_aliases:
-            self.aliases[alias.alias_id] = alias.model_copy(deep=True)
+            self.aliases[alias.alias_id] = alias
         self.aliases[event.loser_id] = Alias(
             alias_id=event.loser_id, canonical_id=event.winner_id, name=event.loser_name
         )
@@ -340,7 +328,7 @@ class TenantHistory:
                 score=event.score,
                 rule=event.rule,
                 explanation=event.explanation,
-                loser_evidence=tuple(loser.evidence if loser else ()),
+                loser_evidence=tuple(moved),
             )
         )
 
@@ -349,14 +337,16 @@ class TenantHistory:
         self.aliases.pop(restored_id, None)
         winner = self.entities.get(event.winner_id)
         moved = {item.key for item in event.restored_evidence}
-        kept = [item for item in (winner.evidence if winner else []) if item.key not in moved]
+        kept = EvidenceSet(
+            item for item in (winner.items if winner else ()) if item.key not in moved
+        )
         self.entities[event.winner_id] = EntityHistory(
-            entity=event.entity.model_copy(deep=True), names=list(event.names), evidence=kept
+            entity=event.entity, names=list(event.names), items=kept
         )
         self.entities[restored_id] = EntityHistory(
-            entity=event.restored.model_copy(deep=True),
+            entity=event.restored,
             names=list(event.restored_names),
-            evidence=list(event.restored_evidence),
+            items=EvidenceSet(event.restored_evidence),
         )
         self._index_entity(restored_id, event.restored_evidence)
         self.keep_apart.add(frozenset({event.winner_id, restored_id}))
@@ -365,7 +355,7 @@ class TenantHistory:
             for record in self.merges
         ]
 
-    def _index_entity(self, entity_id: EntityId, evidence: Sequence[Evidence]) -> None:
+    def _index_entity(self, entity_id: EntityId, evidence: Iterable[Evidence]) -> None:
         # The indexes only ever grow; readers check membership against the live state, so a
         # stale entry costs a lookup and never a wrong answer.
         for item in evidence:
@@ -376,8 +366,7 @@ class TenantHistory:
         found = [
             entity_id
             for entity_id in self.entities_by_source.get(source_id, ())
-            if entity_id in self.entities
-            and any(item.source_id == source_id for item in self.entities[entity_id].evidence)
+            if entity_id in self.entities and self.entities[entity_id].items.from_source(source_id)
         ]
         return sorted(found, key=str)
 
@@ -387,9 +376,7 @@ class TenantHistory:
             relationship_id
             for relationship_id in self.relationships_by_source.get(source_id, ())
             if relationship_id in self.relationships
-            and any(
-                item.source_id == source_id for item in self.relationships[relationship_id].supports
-            )
+            and self.relationships[relationship_id].items.from_source(source_id)
         ]
         return sorted(found, key=str)
 
@@ -412,22 +399,20 @@ class TenantHistory:
     def _relationship(self, event: RelationshipAsserted) -> None:
         relationship = event.relationship
         previous = self.relationships.get(relationship.id)
-        supports = previous.supports if previous is not None else []
-        supports = list(
-            without(
-                supports,
-                sources=event.support_removed_sources,
-                chunks=event.support_removed_chunks,
-            )
-        )
-        supports = add_supports(supports, event.support_added)
-        for support in supports:
-            self.relationships_by_source.setdefault(support.source_id, set()).add(relationship.id)
+        items = previous.items if previous is not None else SupportSet()
+        if event.support_removed_sources or event.support_removed_chunks:
+            items.remove(sources=event.support_removed_sources, chunks=event.support_removed_chunks)
+        items.add(event.support_added)
+        self._index_supports(relationship.id, event.support_added)
         for end in (relationship.subject_id, relationship.object_id):
             self.relationships_by_entity.setdefault(end, set()).add(relationship.id)
         self.relationships[relationship.id] = RelationshipHistory(
-            relationship=relationship.model_copy(deep=True), supports=supports
+            relationship=relationship, items=items
         )
+
+    def _index_supports(self, relationship_id: RelationshipId, supports: Iterable[Support]) -> None:
+        for support in supports:
+            self.relationships_by_source.setdefault(support.source_id, set()).add(relationship_id)
 
     def resolve(self, entity_id: EntityId) -> EntityId | None:
         """The live entity ``entity_id`` denotes (itself or, for an alias, its canonical)."""

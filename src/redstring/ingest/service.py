@@ -566,11 +566,9 @@ class GraphWriter:
         audits: list[tuple[EntityId, Evidence, Decision]] = []
         for decision in sorted(decisions, key=lambda d: d.mention_index):
             mention = mentions[decision.mention_index]
-            if decision.entity_id is not None and changes.evidence_of(decision.entity_id):
+            if decision.entity_id is not None:
+                # In the store, possibly losing its evidence in this change: it keeps the id.
                 entity_id = decision.entity_id
-                matched.add(entity_id)
-            elif decision.entity_id is not None:
-                entity_id = decision.entity_id  # in the store, losing its evidence now: keep it
                 matched.add(entity_id)
             else:
                 if decision.group not in group_ids:
@@ -942,7 +940,7 @@ def _audited_merges(
         seen.add(loser)
         own, own_names = entity_state(loser, [evidence])
         before.append(EntityCreated(entity=own, names=own_names, evidence_added=[evidence]))
-        entity, names = entity_state(winner, changes.evidence_of(winner))
+        entity, names = changes.state(winner)
         after.append(
             EntitiesMerged(
                 winner_id=winner,
@@ -1022,8 +1020,8 @@ def _refused(
     if schema.relationship_type(relationship_type) is None:
         _count(dropped, "unknown_relationship_type")
         return True
-    subject_type = changes.evidence_of(subject_id)[0].type
-    object_type = changes.evidence_of(object_id)[0].type
+    subject_type = changes.entity_type(subject_id)
+    object_type = changes.entity_type(object_id)
     if not schema.allows(relationship_type, subject_type, object_type):
         _count(dropped, "relationship_pattern")
         return True

@@ -30,10 +30,12 @@ from redstring.domain.graph_events import (
     EntitiesMerged,
     EntitiesUnmerged,
     EntityCreated,
+    EntityEvidenceAdded,
     EntityRetracted,
     EntityUpdated,
     RelationshipAsserted,
     RelationshipRetracted,
+    RelationshipSupportAdded,
     SourceDeleted,
     SourceIngested,
     TenantDeleted,
@@ -149,6 +151,8 @@ class Projector:
         pending = _Page()
         for stored in page:
             event = decode(stored)
+            if isinstance(event, EntityEvidenceAdded | RelationshipSupportAdded):
+                continue  # the state did not change: nothing to write
             if isinstance(event, EntityCreated | EntityUpdated):
                 if pending.relationships:
                     await self._flush_graph(tenant, pending)

@@ -4,10 +4,10 @@ Token statistics are computed once per chunk at write time with
 ``redstring.domain.chunk_ranking.term_frequencies`` and kept in a per-tenant inverted index
 (term -> chunks holding it) beside per-tenant totals, so ``lexical_candidates`` reads only
 the postings of the terms ``selective_terms`` chooses, and a document frequency is the size
-of one posting set. Chunks are also indexed by tenant and by entity, so no read scans
-another tenant's rows. It passes ``redstring.testing.chunk_store.ChunkStoreCompliance``
-unchanged, and ``index_problems`` says whether the indexes still describe the rows (the unit
-tests check it after every call).
+of one posting set. Chunks are also indexed by tenant, by source and by entity, so no read
+scans another tenant's rows and no read or write of one source scans its tenant's. It passes
+``redstring.testing.chunk_store.ChunkStoreCompliance`` unchanged, and ``index_problems`` says
+whether the indexes still describe the rows (the unit tests check it after every call).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class InMemoryChunkStore:
         self._by_tenant: dict[TenantId, dict[ChunkId, _Row]] = {}
         self._postings: dict[TenantId, dict[str, set[ChunkId]]] = {}
         self._by_entity: dict[TenantId, dict[EntityId, set[ChunkId]]] = {}
+        self._by_source: dict[tuple[TenantId, SourceId], set[ChunkId]] = {}
         self._total_length: Counter[TenantId] = Counter()
 
     def _put(self, tenant_id: TenantId, row: _Row) -> None:
@@ -73,6 +74,7 @@ class InMemoryChunkStore:
         by_entity = self._by_entity.setdefault(tenant_id, {})
         for entity_id in row.chunk.entity_ids:
             by_entity.setdefault(entity_id, set()).add(row.chunk.id)
+        self._by_source.setdefault((tenant_id, row.chunk.source_id), set()).add(row.chunk.id)
         self._total_length[tenant_id] += row.length
 
     def _drop(self, key: tuple[TenantId, ChunkId]) -> None:
@@ -90,6 +92,10 @@ class InMemoryChunkStore:
             by_entity[entity_id].discard(held_id)
             if not by_entity[entity_id]:
                 del by_entity[entity_id]
+        source_key = (tenant_id, row.chunk.source_id)
+        self._by_source[source_key].discard(held_id)
+        if not self._by_source[source_key]:
+            del self._by_source[source_key]
         self._total_length[tenant_id] -= row.length
 
     @staticmethod
@@ -127,7 +133,7 @@ class InMemoryChunkStore:
                     f"{source_id!r}: replace_source takes only the replaced source's chunks"
                 )
         rows = [self._row(chunk) for chunk in chunks]
-        self._delete_where(tenant_id, lambda row: row.chunk.source_id == source_id)
+        self._delete_source(tenant_id, source_id)
         for row in rows:
             self._put(tenant_id, row)
 
@@ -149,10 +155,10 @@ class InMemoryChunkStore:
 
     async def get_by_source(self, tenant_id: TenantId, source_id: SourceId) -> list[StoredChunk]:
         """Copies of the source's chunks ordered by ``(chunk_index, id)``."""
+        rows = self._by_tenant.get(tenant_id, {})
         chunks = [
-            row.chunk.model_copy(deep=True)
-            for row in self._tenant_rows(tenant_id)
-            if row.chunk.source_id == source_id
+            rows[chunk_id].chunk.model_copy(deep=True)
+            for chunk_id in self._by_source.get((tenant_id, source_id), ())
         ]
         return sorted(chunks, key=lambda chunk: (chunk.chunk_index, chunk.id))
 
@@ -215,7 +221,7 @@ class InMemoryChunkStore:
 
     async def delete_by_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
         """Remove the source's chunks and return how many there were."""
-        return self._delete_where(tenant_id, lambda row: row.chunk.source_id == source_id)
+        return self._delete_source(tenant_id, source_id)
 
     async def delete_by_tenant(self, tenant_id: TenantId) -> int:
         """Remove every chunk of the tenant and return how many there were; no index keeps
@@ -224,6 +230,12 @@ class InMemoryChunkStore:
         for index in (self._by_tenant, self._postings, self._by_entity, self._total_length):
             index.pop(tenant_id, None)
         return removed
+
+    def _delete_source(self, tenant_id: TenantId, source_id: SourceId) -> int:
+        held = list(self._by_source.get((tenant_id, source_id), ()))
+        for chunk_id in held:
+            self._drop((tenant_id, chunk_id))
+        return len(held)
 
     def _delete_where(self, tenant_id: TenantId, doomed: _RowTest) -> int:
         keys = [(tenant_id, row.chunk.id) for row in self._tenant_rows(tenant_id) if doomed(row)]
@@ -242,6 +254,7 @@ class InMemoryChunkStore:
         """
         postings: dict[TenantId, dict[str, set[ChunkId]]] = {}
         by_entity: dict[TenantId, dict[EntityId, set[ChunkId]]] = {}
+        by_source: dict[tuple[TenantId, SourceId], set[ChunkId]] = {}
         total_length: Counter[TenantId] = Counter()
         problems = []
         for (tenant_id, held_id), row in self._rows.items():
@@ -257,6 +270,7 @@ class InMemoryChunkStore:
                 postings.setdefault(tenant_id, {}).setdefault(term, set()).add(held_id)
             for entity_id in row.chunk.entity_ids:
                 by_entity.setdefault(tenant_id, {}).setdefault(entity_id, set()).add(held_id)
+            by_source.setdefault((tenant_id, row.chunk.source_id), set()).add(held_id)
             total_length[tenant_id] += row.length
         listed = {
             (tenant, held_id): row
@@ -271,6 +285,8 @@ class InMemoryChunkStore:
             problems.append("the postings and the rows' terms differ")
         if {tenant: index for tenant, index in self._by_entity.items() if index} != by_entity:
             problems.append("the entity index and the rows' entity ids differ")
+        if self._by_source != by_source:
+            problems.append("the source index and the rows' sources differ")
         held_lengths = {tenant: n for tenant, n in self._total_length.items() if n != 0}
         row_lengths = {tenant: n for tenant, n in total_length.items() if n != 0}
         if held_lengths != row_lengths:
