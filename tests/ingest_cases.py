@@ -74,6 +74,32 @@ class KnowledgeGraphCases:
         assert found is not None
         assert found.metadata["entity_type"] == "Organization"
 
+    async def test_mentions_that_change_no_state_are_recorded_and_deletion_moves_it(
+        self,
+    ) -> None:
+        """Past its first 32 passages an entity's mentions write EntityEvidenceAdded (no store
+        write); deleting the early sources moves its provenance on; a rebuild agrees."""
+        kg = await self.new_graph(VocabularyExtractor())
+        for n in range(36):
+            await kg.ingest(T, f"d{n:02d}.md", f"Amara Okafor works for Okafor Labs ({n}).")
+        kinds = [event.type for event in await kg.events.read(tenant_id(T))]
+        assert kinds.count("EntityEvidenceAdded") == 2 * 4  # two entities, four late docs
+        assert kinds.count("RelationshipSupportAdded") == 4
+        history = await kg.history(T)
+        ada = next(h for h in history.entities.values() if h.entity.name == "Amara Okafor")
+        assert len(ada.evidence) == 36
+        first = ada.entity.provenance.chunk_ids
+        assert len(first) == 32
+        await kg.delete_source(T, "d00.md")
+        await assert_projections_match_history(kg, T)
+        stored = await kg.graph.get_entity(tenant_id(T), ada.entity.id)
+        assert stored is not None
+        assert stored.provenance.chunk_ids[:31] == first[1:]
+        assert len(stored.provenance.chunk_ids) == 32
+        incremental = await store_state(kg, T)
+        await kg.rebuild(T)
+        assert await store_state(kg, T) == incremental
+
     async def test_unchanged_reingest_and_rebuild_call_the_model_zero_times(self) -> None:
         """Extraction results live in the log: re-ingest and rebuild never ask again."""
         extractor = VocabularyExtractor()
