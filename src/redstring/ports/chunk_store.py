@@ -16,6 +16,10 @@ Rules (enforced by ``redstring.testing.chunk_store.ChunkStoreCompliance``):
   ``chunk_ranking.selective_terms`` chooses within ``posting_budget``. A very common term
   is then counted in the candidates it appears in but never makes a chunk a candidate.
 * ``get_by_source`` orders by ``(chunk_index, id)``, because ``chunk_index`` is not unique.
+* ``get_by_entity`` can be bounded before it reads (ADR 0039): ``limit`` caps what it
+  returns, and ``prefer`` names chunk ids (a caller's ranking, such as the lexical signal's)
+  that come first, in that order, before the rest by id. An entity named in every passage
+  then costs a query ``limit`` chunks, not the corpus.
 * **Text arguments.** A ``str`` argument holding NUL or a lone surrogate (a tenant id, key,
   type or id) raises :class:`~redstring.domain.errors.InvalidArgumentError`, read or write,
   on every adapter (``redstring.ports.text_arguments``, ADR 0023).
@@ -33,6 +37,7 @@ from typing import Protocol, runtime_checkable
 
 from redstring.domain.chunk_ranking import DEFAULT_POSTING_BUDGET, LexicalCandidates
 from redstring.domain.chunks import StoredChunk
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.lifecycle import AsyncClosable
 
@@ -77,8 +82,18 @@ class ChunkReader(AsyncClosable, Protocol):
         """The source's chunks ordered by ``(chunk_index, id)``."""
         ...
 
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
-        """Chunks whose ``entity_ids`` include ``entity_id``, ascending by chunk id."""
+    async def get_by_entity(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        limit: int | None = None,
+        prefer: Sequence[ChunkId] = (),
+    ) -> list[StoredChunk]:
+        """Chunks whose ``entity_ids`` include ``entity_id``: those among ``prefer`` first, in
+        ``prefer``'s order (an id repeated counts once), then the others ascending by chunk
+        id; at most ``limit`` of them (``None``: all). A ``limit`` outside
+        ``0..MAX_CHUNK_LIMIT`` raises :class:`~redstring.domain.errors.InvalidArgumentError`."""
         ...
 
     async def existing_ids(
@@ -132,3 +147,17 @@ class ChunkPurge(AsyncClosable, Protocol):
 @runtime_checkable
 class ChunkStore(ChunkWriter, ChunkReader, LexicalCandidateSource, ChunkPurge, Protocol):
     """The whole passage port: writer, reader, lexical source and purge."""
+
+
+MAX_CHUNK_LIMIT = 10_000
+"""The largest ``limit`` a bounded ``get_by_entity`` takes (``None`` reads them all)."""
+
+
+def validate_chunk_limit(limit: int | None) -> None:
+    """Raise ``InvalidArgumentError`` unless ``limit`` is ``None`` or in ``0..MAX_CHUNK_LIMIT``."""
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_CHUNK_LIMIT
+    ):
+        raise InvalidArgumentError(
+            f"limit must be None or an int between 0 and {MAX_CHUNK_LIMIT}, got {limit!r}"
+        )

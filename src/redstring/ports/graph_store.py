@@ -196,9 +196,13 @@ class RelationshipStore(AsyncClosable, Protocol):
         ...
 
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
     ) -> list[Relationship]:
-        """Every edge touching any of ``entity_ids``, each once, ascending by id text."""
+        """Every edge touching any of ``entity_ids``, each once, ascending by id text.
+
+        ``among=True`` keeps only the edges with *both* ends in ``entity_ids``, chosen in
+        the store (ADR 0039): the edges among a handful of entities cost what they are, not
+        the degree of the busiest of them."""
         ...
 
     async def delete_relationship(

@@ -10,6 +10,7 @@ Subclass it and return a fresh, empty store::
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -29,6 +30,7 @@ from redstring.domain.chunks import StoredChunk, chunk_id
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
 from redstring.ports.chunk_store import (
+    MAX_CHUNK_LIMIT,
     ChunkPurge,
     ChunkReader,
     ChunkStore,
@@ -537,6 +539,39 @@ class ChunkStoreCompliance(LifecycleCases[ChunkStore]):
                     chunk for chunk in held if entity_id in chunk.entity_ids
                 )
             assert await store.get_by_entity(tenant, random_entity_id()) == []
+
+    @compliance_settings()
+    @given(
+        tenant=tenant_ids(),
+        chunks=_corpora(),
+        limit=st.one_of(st.none(), st.integers(min_value=0, max_value=6)),
+        shuffle=st.randoms(use_true_random=False),
+    )
+    async def test_get_by_entity_puts_preferred_chunks_first_and_stops_at_the_limit(
+        self, tenant: TenantId, chunks: list[StoredChunk], limit: int | None, shuffle: random.Random
+    ) -> None:
+        """Chunks naming the entity among ``prefer`` come first in ``prefer``'s order (a
+        repeated id once, ids not naming it ignored), then the rest by id, at most ``limit``
+        (ADR 0039)."""
+        held = list(_latest(chunks).values())
+        ids = [chunk.id for chunk in held]
+        prefer = shuffle.sample(ids, len(ids) // 2) if ids else []
+        prefer += prefer[:1]
+        async with self.fresh_store() as store:
+            await store.upsert_many(tenant, chunks)
+            for entity_id in _ENTITIES:
+                naming = {chunk.id: chunk for chunk in held if entity_id in chunk.entity_ids}
+                first = [naming[c] for c in dict.fromkeys(prefer) if c in naming]
+                rest = _by_id(chunk for chunk in naming.values() if chunk not in first)
+                expected = (first + rest)[:limit]
+                got = await store.get_by_entity(tenant, entity_id, limit=limit, prefer=prefer)
+                assert got == expected
+
+    async def test_get_by_entity_refuses_a_limit_out_of_range(self, store: ChunkStore) -> None:
+        """A negative or too large ``limit`` raises ``InvalidArgumentError`` naming it."""
+        for bad in (-1, MAX_CHUNK_LIMIT + 1):
+            with pytest.raises(InvalidArgumentError, match="limit"):
+                await store.get_by_entity(TENANT, _ENTITIES[0], limit=bad)
 
     async def test_get_many_returns_the_held_chunks_keyed_by_id(self, store: ChunkStore) -> None:
         """Held ids map to their chunks; absent ids are left out; no ids give ``{}``."""

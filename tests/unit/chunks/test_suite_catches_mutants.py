@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 
@@ -57,8 +58,10 @@ class GetBySourceReturnsStoredChunks(InMemoryChunkStore):
 
 
 class GetByEntityReturnsStoredChunks(InMemoryChunkStore):
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
-        found = await super().get_by_entity(tenant_id, entity_id)
+    async def get_by_entity(
+        self, tenant_id: TenantId, entity_id: EntityId, **bounds: Any
+    ) -> list[StoredChunk]:
+        found = await super().get_by_entity(tenant_id, entity_id, **bounds)
         return [self._rows[(tenant_id, chunk.id)].chunk for chunk in found]
 
 
@@ -178,7 +181,9 @@ class GetBySourceAcrossTenants(InMemoryChunkStore):
 
 
 class GetByEntityAcrossTenants(InMemoryChunkStore):
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+    async def get_by_entity(
+        self, tenant_id: TenantId, entity_id: EntityId, **bounds: Any
+    ) -> list[StoredChunk]:
         found = [
             row.chunk.model_copy(deep=True)
             for row in self._rows.values()
@@ -304,12 +309,43 @@ class GetBySourceOrdersByIndexOnly(InMemoryChunkStore):
 
 
 class GetByEntityInWriteOrder(InMemoryChunkStore):
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
+    async def get_by_entity(
+        self, tenant_id: TenantId, entity_id: EntityId, **bounds: Any
+    ) -> list[StoredChunk]:
         return [
             row.chunk.model_copy(deep=True)
             for row in self._tenant_rows(tenant_id)
             if entity_id in row.chunk.entity_ids
         ]
+
+
+class GetByEntityIgnoresPrefer(InMemoryChunkStore):
+    """Bounded reads by id alone: the caller's ranking is dropped, so a hub's best passages
+    are not the ones returned."""
+
+    async def get_by_entity(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        limit: int | None = None,
+        prefer: Sequence[ChunkId] = (),
+    ) -> list[StoredChunk]:
+        return await super().get_by_entity(tenant_id, entity_id, limit=limit)
+
+
+class GetByEntityIgnoresTheLimit(InMemoryChunkStore):
+    """Reads and returns every chunk naming the entity whatever the limit."""
+
+    async def get_by_entity(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        limit: int | None = None,
+        prefer: Sequence[ChunkId] = (),
+    ) -> list[StoredChunk]:
+        return await super().get_by_entity(tenant_id, entity_id, prefer=prefer)
 
 
 class ListSourcesCountsWrites(InMemoryChunkStore):
@@ -823,6 +859,17 @@ CASES = (
     Case(GetBySourceInWriteOrder, ("test_get_by_source_orders_by_chunk_index_then_id",)),
     Case(GetBySourceOrdersByIndexOnly, ("test_get_by_source_orders_by_chunk_index_then_id",)),
     Case(GetByEntityInWriteOrder, ("test_get_by_entity_returns_the_chunks_naming_it_by_id",)),
+    Case(
+        GetByEntityIgnoresPrefer,
+        ("test_get_by_entity_puts_preferred_chunks_first_and_stops_at_the_limit",),
+    ),
+    Case(
+        GetByEntityIgnoresTheLimit,
+        (
+            "test_get_by_entity_puts_preferred_chunks_first_and_stops_at_the_limit",
+            "test_get_by_entity_refuses_a_limit_out_of_range",
+        ),
+    ),
     Case(ListSourcesCountsWrites, ("test_list_sources_counts_chunks_per_source",)),
     Case(
         CorpusIsOnlyTheCandidates,

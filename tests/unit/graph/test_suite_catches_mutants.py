@@ -135,9 +135,9 @@ class GetRelationshipReturnsTheStoredObject(InMemoryGraphStore):
 
 class GetRelationshipsForReturnsStoredObjects(InMemoryGraphStore):
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], **kw: Any
     ) -> list[Relationship]:
-        found = await super().get_relationships_for(tenant_id, entity_ids)
+        found = await super().get_relationships_for(tenant_id, entity_ids, **kw)
         return [self._relationships[(tenant_id, edge.id)] for edge in found]
 
 
@@ -375,9 +375,9 @@ class FindAliasesInInsertionOrder(InMemoryGraphStore):
 
 class GetRelationshipsForInInsertionOrder(InMemoryGraphStore):
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], **kw: Any
     ) -> list[Relationship]:
-        found = await super().get_relationships_for(tenant_id, entity_ids)
+        found = await super().get_relationships_for(tenant_id, entity_ids, **kw)
         order = list(self._relationships)
         return sorted(found, key=lambda edge: order.index((tenant_id, edge.id)))
 
@@ -386,12 +386,31 @@ class GetRelationshipsForRepeatsSharedEdges(InMemoryGraphStore):
     """A union of per-id reads: an edge between two requested ids comes back twice."""
 
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
     ) -> list[Relationship]:
         found: list[Relationship] = []
         for entity_id in entity_ids:
             found += await super().get_relationships_for(tenant_id, [entity_id])
         return sorted(found, key=lambda edge: id_text(edge.id))
+
+
+class AmongMeansEitherEnd(InMemoryGraphStore):
+    """``among`` read as "touching any": the busiest entity's whole degree comes back."""
+
+    async def get_relationships_for(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
+    ) -> list[Relationship]:
+        return await super().get_relationships_for(tenant_id, entity_ids)
+
+
+class AmongDropsSelfLoops(InMemoryGraphStore):
+    """Both ends checked as two different entities: a self-loop is never among the set."""
+
+    async def get_relationships_for(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
+    ) -> list[Relationship]:
+        found = await super().get_relationships_for(tenant_id, entity_ids, among=among)
+        return [edge for edge in found if not among or edge.subject_id != edge.object_id]
 
 
 # -- blocking keys and aliases ------------------------------------------------------------------
@@ -1130,6 +1149,8 @@ class Case:
 READS = tuple(read_methods(GraphStore))
 
 CASES: tuple[Case, ...] = (
+    Case(AmongMeansEitherEnd, ("test_get_relationships_among_keeps_edges_with_both_ends_given",)),
+    Case(AmongDropsSelfLoops, ("test_get_relationships_among_keeps_edges_with_both_ends_given",)),
     Case(GetEntityReturnsTheStoredObject, ("test_get_entity_returns_copies",)),
     Case(GetEntitiesReturnsStoredObjects, ("test_get_entities_returns_copies",)),
     Case(FindEntitiesCopiesShallowly, ("test_find_entities_returns_copies",)),

@@ -12,6 +12,7 @@ whether the indexes still describe the rows (the unit tests check it after every
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from redstring.domain.chunk_ranking import (
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId, distinct
+from redstring.ports.chunk_store import validate_chunk_limit
 from redstring.ports.text_arguments import checks_text_arguments
 
 
@@ -162,11 +164,29 @@ class InMemoryChunkStore:
         ]
         return sorted(chunks, key=lambda chunk: (chunk.chunk_index, chunk.id))
 
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
-        """Copies of the chunks naming ``entity_id``, ascending by chunk id."""
+    async def get_by_entity(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        limit: int | None = None,
+        prefer: Sequence[ChunkId] = (),
+    ) -> list[StoredChunk]:
+        """Copies of the chunks naming ``entity_id``: those in ``prefer`` first (in its order),
+        then the rest ascending by chunk id, at most ``limit``; only those returned are
+        copied."""
+        validate_chunk_limit(limit)
         held = self._by_entity.get(tenant_id, {}).get(entity_id, set())
-        rows = self._by_tenant[tenant_id] if held else {}
-        return [rows[chunk_id].chunk.model_copy(deep=True) for chunk_id in sorted(held)]
+        if not held:
+            return []
+        wanted = len(held) if limit is None else min(limit, len(held))
+        chosen = [chunk_id for chunk_id in dict.fromkeys(prefer) if chunk_id in held][:wanted]
+        if len(chosen) < wanted:
+            taken = set(chosen)
+            rest = (chunk_id for chunk_id in held if chunk_id not in taken)
+            chosen += heapq.nsmallest(wanted - len(chosen), rest)
+        rows = self._by_tenant[tenant_id]
+        return [rows[chunk_id].chunk.model_copy(deep=True) for chunk_id in chosen]
 
     async def existing_ids(
         self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]

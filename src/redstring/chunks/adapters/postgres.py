@@ -61,6 +61,7 @@ from redstring.domain.chunk_ranking import (
 from redstring.domain.chunks import StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId, distinct
+from redstring.ports.chunk_store import validate_chunk_limit
 from redstring.ports.text_arguments import checks_text_arguments
 from redstring.postgres.locks import lock_for_transaction
 from redstring.postgres.pool import NamesOnlyStore
@@ -487,15 +488,42 @@ class PostgresChunkStore(NamesOnlyStore):
         )
         return [_chunk(row) for row in rows]
 
-    async def get_by_entity(self, tenant_id: TenantId, entity_id: EntityId) -> list[StoredChunk]:
-        """Chunks whose ``entity_ids`` include ``entity_id``, ascending by chunk id."""
+    async def get_by_entity(
+        self,
+        tenant_id: TenantId,
+        entity_id: EntityId,
+        *,
+        limit: int | None = None,
+        prefer: Sequence[ChunkId] = (),
+    ) -> list[StoredChunk]:
+        """Chunks naming ``entity_id``: those in ``prefer`` first (in its order), then the rest
+        ascending by chunk id, at most ``limit``; the limit is applied in the statement."""
+        validate_chunk_limit(limit)
+        ranked = list(dict.fromkeys(prefer))
+        found: list[StoredChunk] = []
+        if ranked and limit != 0:
+            rows = await self._pool.fetch(
+                f"SELECT {_COLUMNS} FROM {self._chunks} "
+                "WHERE tenant_id = $1 AND entity_ids @> ARRAY[$2::uuid] AND id = ANY($3::text[]) "
+                "ORDER BY array_position($3::text[], id) LIMIT $4",
+                tenant_id,
+                entity_id,
+                ranked,
+                limit,
+            )
+            found = [_chunk(row) for row in rows]
+        if limit is not None and len(found) >= limit:
+            return found
         rows = await self._pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._chunks} "
-            "WHERE tenant_id = $1 AND entity_ids @> ARRAY[$2::uuid] ORDER BY id",
+            "WHERE tenant_id = $1 AND entity_ids @> ARRAY[$2::uuid] "
+            "AND NOT (id = ANY($3::text[])) ORDER BY id LIMIT $4",
             tenant_id,
             entity_id,
+            [chunk.id for chunk in found],
+            None if limit is None else limit - len(found),
         )
-        return [_chunk(row) for row in rows]
+        return found + [_chunk(row) for row in rows]
 
     async def existing_ids(
         self, tenant_id: TenantId, chunk_ids: Collection[ChunkId]

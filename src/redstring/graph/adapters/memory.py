@@ -239,15 +239,21 @@ class InMemoryGraphStore:
         return None if stored is None else _copy(stored)
 
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
     ) -> list[Relationship]:
-        """Copies of every edge touching any of ``entity_ids``, each once, by id text."""
+        """Copies of every edge touching any of ``entity_ids`` (``among``: with both ends in
+        them), each once, by id text; only the edges returned are copied."""
+        wanted = set(entity_ids)
         edge_ids = {
             edge_id
-            for entity_id in set(entity_ids)
+            for entity_id in wanted
             for edge_id in self._edge_ids_touching(tenant_id, entity_id)
         }
         touching = [self._relationships[(tenant_id, edge_id)] for edge_id in edge_ids]
+        if among:
+            touching = [
+                edge for edge in touching if edge.subject_id in wanted and edge.object_id in wanted
+            ]
         touching.sort(key=lambda relationship: id_text(relationship.id))
         return [_copy(relationship) for relationship in touching]
 

@@ -488,15 +488,18 @@ class Neo4jGraphStore:
         return _relationship(result.records[0]["relationship"])
 
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
     ) -> list[Relationship]:
-        """Every edge touching any of ``entity_ids``, each once, ascending by id; one query."""
+        """Every edge touching any of ``entity_ids`` (``among``: with both ends in them),
+        each once, ascending by id; one query."""
         if not entity_ids:
             return []
+        other = " WHERE other.id IN $ids" if among else ""
         result = await self._read(
             "UNWIND $ids AS id "
-            "MATCH (:Entity {tenant_id: $tenant_id, id: id})-[r:RELATES]-() "
-            "WITH DISTINCT r "
+            "MATCH (:Entity {tenant_id: $tenant_id, id: id})-[r:RELATES]-(other)"
+            + other
+            + " WITH DISTINCT r "
             "RETURN r" + _RELATIONSHIP + " AS relationship ORDER BY r.id",
             {"tenant_id": tenant_id, "ids": sorted({id_text(i) for i in entity_ids})},
         )

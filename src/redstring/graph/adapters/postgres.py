@@ -545,15 +545,17 @@ class PostgresGraphStore(NamesOnlyStore):
         return None if row is None else _relationship(row)
 
     async def get_relationships_for(
-        self, tenant_id: TenantId, entity_ids: Collection[EntityId]
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
     ) -> list[Relationship]:
-        """Every edge touching any of ``entity_ids``, each once, ascending by id; one query."""
+        """Every edge touching any of ``entity_ids`` (``among``: with both ends in them),
+        each once, ascending by id; one query."""
         if not entity_ids:
             return []
+        ends = "AND" if among else "OR"
         rows = await self._pool.fetch(
             f"SELECT {_RELATIONSHIP_COLUMNS} FROM {self._relationships} AS r "
             "WHERE r.tenant_id = $1 "
-            "AND (r.subject_id = ANY($2::uuid[]) OR r.object_id = ANY($2::uuid[])) "
+            f"AND (r.subject_id = ANY($2::uuid[]) {ends} r.object_id = ANY($2::uuid[])) "
             "ORDER BY r.id",
             tenant_id,
             list(set(entity_ids)),

@@ -166,6 +166,37 @@ class RelationshipStoreCases(GraphCases):
                 f"a valid edge {where} the dangling one in the failed batch (not written)",
             )
 
+    async def test_get_relationships_among_keeps_edges_with_both_ends_given(
+        self, store: GraphStore
+    ) -> None:
+        """``among=True``: only the edges whose two ends are both among the ids, each once, by
+        id text; a self-loop of a given id counts, an edge leaving the set does not (ADR 0039)."""
+        a, b, c, d = (_entity(name) for name in ("A", "B", "C", "D"))
+        await store.upsert_entities(TENANT, [a, b, c, d])
+        rids = _relationship_ids_in_text_order(6)
+        a_b = _edge(a.id, b.id, relationship_id=rids[3])
+        b_a = _edge(b.id, a.id, relationship_id=rids[0])
+        b_c = _edge(b.id, c.id, relationship_id=rids[1])
+        d_d = _edge(d.id, d.id, relationship_id=rids[5])
+        c_a = _edge(c.id, a.id, relationship_id=rids[2])
+        a_a = _edge(a.id, a.id, relationship_id=rids[4])
+        await store.upsert_relationships(TENANT, [d_d, a_b, b_a, c_a, b_c, a_a])
+        _expect(
+            await store.get_relationships_for(TENANT, [a.id, b.id], among=True),
+            [b_a, a_b, a_a],
+            "get_relationships_for([a, b], among=True): b->c and c->a leave the set",
+        )
+        _expect(
+            await store.get_relationships_for(TENANT, [c.id], among=True),
+            [],
+            "get_relationships_for([c], among=True): no edge has both ends at c",
+        )
+        _expect(
+            await store.get_relationships_for(TENANT, [a.id, b.id, c.id, d.id], among=True),
+            [b_a, b_c, c_a, a_b, a_a, d_d],
+            "get_relationships_for(every id, among=True) is every edge",
+        )
+
     async def test_get_relationships_for_lists_each_touching_edge_once(
         self, store: GraphStore
     ) -> None:
