@@ -22,6 +22,7 @@ from typing import Self, TypeVar
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId, distinct, id_text
 from redstring.domain.models import Alias, Entity, Neighbour, Relationship, key_set
+from redstring.domain.portable import json_copy
 from redstring.ports.errors import MissingEntityError
 from redstring.ports.graph_store import (
     Direction,
@@ -492,12 +493,12 @@ def _copy(model: _Stored) -> _Stored:
 
     Every field but ``attributes`` and ``provenance`` is immutable (ids, strings, tuples),
     so a shallow copy shares them safely; ``provenance`` holds only immutable fields, so a
-    shallow copy of it is a deep one; ``attributes`` is JSON, copied by :func:`_json_copy`.
+    shallow copy of it is a deep one; ``attributes`` is JSON, copied by :func:`json_copy`.
     Copying is most of the cost of a read here, which is why this is not ``deepcopy``.
     """
     clone = copy.copy(model)
     fields = clone.__dict__
-    fields["attributes"] = _json_copy(model.attributes)
+    fields["attributes"] = json_copy(model.attributes)
     fields["provenance"] = copy.copy(model.provenance)
     return clone
 
@@ -524,12 +525,3 @@ def _stored(model: _Stored) -> _Stored:
     clone.provenance.__dict__["chunk_ids"] = distinct(model.provenance.chunk_ids)
     return clone
 
-
-def _json_copy(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: _json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_json_copy(item) for item in value]
-    if value is None or isinstance(value, str | int | float):
-        return value
-    return copy.deepcopy(value)  # only reachable by mutating a model past its validation
