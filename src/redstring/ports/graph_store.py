@@ -224,8 +224,13 @@ class GraphTraversal(AsyncClosable, Protocol):
         depth: int = 1,
         direction: Direction = "both",
         relationship_types: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> list[Neighbour]:
         """Entities within ``depth`` hops of ``entity_id``, each once at its smallest depth.
+
+        ``limit`` returns only the first ``limit`` of them in that order, cut in the store
+        before any entity is read (ADR 0039); ``None`` is all of them, and a limit outside
+        ``0..MAX_LIMIT`` raises ``InvalidArgumentError``.
 
         Ordered by (depth, id text); the start entity is excluded. ``direction`` follows edges
         out of, into, or either way through each entity. ``relationship_types=None`` means

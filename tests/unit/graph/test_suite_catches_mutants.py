@@ -394,6 +394,20 @@ class GetRelationshipsForRepeatsSharedEdges(InMemoryGraphStore):
         return sorted(found, key=lambda edge: id_text(edge.id))
 
 
+class NeighboursLimitPerDepth(InMemoryGraphStore):
+    """The limit applied to each depth's level instead of the whole answer."""
+
+    async def neighbours(
+        self, tenant_id: TenantId, entity_id: EntityId, **kw: Any
+    ) -> list[Neighbour]:
+        limit = kw.pop("limit", None)
+        found = await super().neighbours(tenant_id, entity_id, **kw)
+        if limit is None:
+            return found
+        depths = sorted({n.depth for n in found})
+        return [n for d in depths for n in [m for m in found if m.depth == d][:limit]]
+
+
 class AmongMeansEitherEnd(InMemoryGraphStore):
     """``among`` read as "touching any": the busiest entity's whole degree comes back."""
 
@@ -1149,6 +1163,7 @@ class Case:
 READS = tuple(read_methods(GraphStore))
 
 CASES: tuple[Case, ...] = (
+    Case(NeighboursLimitPerDepth, ("test_neighbours_limit_keeps_the_first_in_order",)),
     Case(AmongMeansEitherEnd, ("test_get_relationships_among_keeps_edges_with_both_ends_given",)),
     Case(AmongDropsSelfLoops, ("test_get_relationships_among_keeps_edges_with_both_ends_given",)),
     Case(GetEntityReturnsTheStoredObject, ("test_get_entity_returns_copies",)),

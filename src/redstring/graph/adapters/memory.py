@@ -274,14 +274,18 @@ class InMemoryGraphStore:
         depth: int = 1,
         direction: Direction = "both",
         relationship_types: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> list[Neighbour]:
-        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id text).
+        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id text);
+        the first ``limit`` of them, of which only those are copied.
 
         Breadth-first over the endpoint indexes, so a hop costs the edges of the frontier, not
         of the tenant, and the first level that reaches an entity is its smallest depth. The
         start is excluded even when a cycle leads back to it.
         """
         validate_traversal(depth, direction)
+        if limit is not None:
+            validate_limit(limit)
         if depth == 0 or (tenant_id, entity_id) not in self._entities:
             return []
         types = None if relationship_types is None else frozenset(relationship_types)
@@ -298,6 +302,8 @@ class InMemoryGraphStore:
             reached.update(dict.fromkeys(frontier, level))
         del reached[entity_id]
         ordered = sorted(reached.items(), key=lambda item: (item[1], id_text(item[0])))
+        if limit is not None:
+            ordered = ordered[:limit]
         return [
             Neighbour(entity=_copy(self._entities[(tenant_id, reached_id)]), depth=level)
             for reached_id, level in ordered

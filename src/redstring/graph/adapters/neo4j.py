@@ -526,14 +526,18 @@ class Neo4jGraphStore:
         depth: int = 1,
         direction: Direction = "both",
         relationship_types: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> list[Neighbour]:
-        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id).
+        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id);
+        the first ``limit`` of them (a ``LIMIT`` in the query).
 
         One query: Neo4j's shortest-path search expands breadth-first from the start entity
         and stops at ``depth``, so each entity is reached once rather than once per path.
         Raises :class:`InvalidArgumentError` for a negative depth or an unknown direction.
         """
         validate_traversal(depth, direction)
+        if limit is not None:
+            validate_limit(limit)
         if depth == 0 or (relationship_types is not None and not relationship_types):
             return []
         hop = _HOP[direction, relationship_types is not None]
@@ -542,7 +546,10 @@ class Neo4jGraphStore:
         query = (
             "MATCH (s:Entity {tenant_id: $tenant_id, id: $id}) "
             "MATCH p = ANY SHORTEST (s)(" + hop + "){1," + str(int(depth)) + "}(n) WHERE n <> s "
-            "RETURN length(p) AS depth, n" + _ENTITY + " AS entity ORDER BY depth, n.id"
+            "RETURN length(p) AS depth, n"
+            + _ENTITY
+            + " AS entity ORDER BY depth, n.id"
+            + ("" if limit is None else " LIMIT $limit")
         )
         result = await self._read(
             query,
@@ -550,6 +557,7 @@ class Neo4jGraphStore:
                 "tenant_id": tenant_id,
                 "id": id_text(entity_id),
                 "types": sorted(set(relationship_types or ())),
+                "limit": limit,
             },
         )
         return [

@@ -583,8 +583,10 @@ class PostgresGraphStore(NamesOnlyStore):
         depth: int = 1,
         direction: Direction = "both",
         relationship_types: Collection[str] | None = None,
+        limit: int | None = None,
     ) -> list[Neighbour]:
-        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id).
+        """Entities within ``depth`` hops, each once at its smallest depth, by (depth, id);
+        the first ``limit`` of them (a ``LIMIT`` in the statement).
 
         One recursive query whose rows are whole levels: each carries its frontier and every
         id reached so far, so a level adds only new ids and the walk ends at the first level
@@ -595,6 +597,8 @@ class PostgresGraphStore(NamesOnlyStore):
         direction.
         """
         validate_traversal(depth, direction)
+        if limit is not None:
+            validate_limit(limit)
         if depth == 0 or (relationship_types is not None and not relationship_types):
             return []
         arguments: list[Any] = [tenant_id, entity_id, depth]
@@ -636,6 +640,7 @@ class PostgresGraphStore(NamesOnlyStore):
             JOIN {self._entities} AS e ON e.tenant_id = $1 AND e.id = reached.id
             WHERE walk.depth > 0
             ORDER BY walk.depth, e.id
+            {"" if limit is None else f"LIMIT {int(limit)}"}
             """,
             *arguments,
         )

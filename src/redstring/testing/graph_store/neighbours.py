@@ -138,6 +138,27 @@ class GraphTraversalCases(GraphCases):
             "the entities carried by the neighbours (equal to the stored entities)",
         )
 
+    async def test_neighbours_limit_keeps_the_first_in_order(self, store: GraphStore) -> None:
+        """``limit`` keeps the first neighbours by (depth, id text), across depths; 0 keeps
+        none, a limit past the count keeps all, a negative one raises (ADR 0039)."""
+        ids = _ids_in_text_order(4)
+        deep, low, high, start = (_entity(f"E{n}", entity_id=ids[n]) for n in range(4))
+        edges = [_edge(start.id, high.id), _edge(start.id, low.id), _edge(high.id, deep.id)]
+        await self._store_graph(store, [start, high, low, deep], edges)
+        every = [(1, low.id), (1, high.id), (2, deep.id)]
+        for limit, expected in ((0, []), (1, every[:1]), (2, every[:2]), (3, every), (9, every)):
+            _expect(
+                _depths(await store.neighbours(TENANT, start.id, depth=2, limit=limit)),
+                expected,
+                f"neighbours(depth=2, limit={limit})",
+            )
+        try:
+            await store.neighbours(TENANT, start.id, limit=-1)
+        except InvalidArgumentError:
+            pass
+        else:
+            raise AssertionError("neighbours(limit=-1) returned instead of raising")
+
     async def test_neighbours_exclude_the_start_on_a_cycle(self, store: GraphStore) -> None:
         """A cycle or a self-loop back to the start never lists the start as a neighbour."""
         start, first, second = _entity("Start"), _entity("First"), _entity("Second")
