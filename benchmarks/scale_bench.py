@@ -379,6 +379,11 @@ def main() -> None:
     parser.add_argument("--profile", help="write cProfile stats of each run's last 10% here")
     parser.add_argument("--plot", default="docs/scale.png", help="where to write the PNG")
     parser.add_argument("--json", help="also write the raw results here")
+    parser.add_argument(
+        "--results",
+        help="a JSON Lines file: each finished run is appended to it, and runs already in it "
+        "(same backend and size) are reported without being run again",
+    )
     parser.add_argument("--label", default="", help="a note for the plot's title")
     parser.add_argument("--child", choices=("memory", "postgres"), help=argparse.SUPPRESS)
     parser.add_argument("--documents", type=int, help=argparse.SUPPRESS)
@@ -398,12 +403,23 @@ def main() -> None:
         dsn = os.environ.get("REDSTRING_TEST_POSTGRES_DSN", "").strip() or None
         if dsn is None:
             dsn, stop = start_pgserver("scale-bench")
+    done: dict[tuple[str, int], Any] = {}
+    if arguments.results and Path(arguments.results).exists():
+        for line in Path(arguments.results).read_text().splitlines():
+            kept = json.loads(line)
+            done[(kept["backend"], kept["documents"])] = kept
     results = []
     try:
         for backend in backends:
             for size in sizes:
+                if (backend, size) in done:
+                    results.append(done[(backend, size)])
+                    continue
                 result = run_child(backend, size, dsn, arguments)
                 results.append(result)
+                if arguments.results:
+                    with Path(arguments.results).open("a") as out:
+                        out.write(json.dumps(result) + "\n")
                 print(
                     f"{backend} {size:,}: {result['seconds']:.0f} s, "
                     f"{result['first_ms']:.1f} -> {result['last_ms']:.1f} ms/passage",
