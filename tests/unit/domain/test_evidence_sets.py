@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import JsonValue
 
-from redstring.domain.blocking import attribute_keys, blocking_keys
+from redstring.domain.blocking import attribute_keys, blocking_keys, place_keys
 from redstring.domain.evidence_sets import EvidenceSet, SupportSet
 from redstring.domain.graph_events import Evidence, Support
 from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId
@@ -67,6 +67,7 @@ def oracle_entity(items: list[Evidence]) -> tuple[Entity, list[str]]:
         keys.update(blocking_keys(first.type, surface))
     for item in items:
         keys.update(attribute_keys(first.type, item.attributes))
+        keys.update(place_keys(first.type, item.name, item.attributes))
     chunks = list(dict.fromkeys(item.chunk_id for item in items if item.chunk_id is not None))
     entity = Entity(
         id=ENTITY,

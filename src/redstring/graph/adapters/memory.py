@@ -530,4 +530,3 @@ def _stored(model: _Stored) -> _Stored:
         clone.__dict__["blocking_keys"] = key_set(model.blocking_keys)
     clone.provenance.__dict__["chunk_ids"] = distinct(model.provenance.chunk_ids)
     return clone
-
