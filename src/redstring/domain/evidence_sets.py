@@ -105,8 +105,8 @@ class EntitySummary(Summary[Evidence]):
 
     The name is the longest surface name (the earliest among equals); the type is the first
     evidence's; each attribute takes its first value; blocking keys cover every surface name
-    and every decisive attribute (and name with its place); provenance names the first source, the first
-    :data:`MAX_PROVENANCE_CHUNKS` distinct passages and the first model.
+    and every decisive attribute (and each name with its place); provenance names the first
+    source, the first :data:`MAX_PROVENANCE_CHUNKS` distinct passages and the first model.
     """
 
     __slots__ = ("keys", "name", "names", "type")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from redstring.domain.events import StoredEvent
 from redstring.eventlog.adapters.memory import InMemoryEventLog
 from redstring.ports.event_log import EventLog
 from redstring.testing.event_log import (
@@ -92,6 +93,20 @@ class TestTheIndexCheck:
         await log.append(TENANT, STREAM, events(2))
         with pytest.raises(IndexDisagreementError, match="lists other events"):
             await log.delete_by_tenant(TENANT)
+
+    async def test_it_names_a_payload_text_that_is_not_an_object(self) -> None:
+        """An event held as text that does not decode to a JSON object is named."""
+        log = InMemoryEventLog()
+        await log.append(TENANT, STREAM, events(1))
+        (held,) = log._log[TENANT]
+        assert not isinstance(held, StoredEvent)
+        broken = held._replace(text="[1, 2]")
+        log._log[TENANT] = [broken]
+        log._streams[(TENANT, STREAM)] = [broken]
+        log._by_id[(TENANT, broken.event_id)] = broken
+        assert log.index_problems() == [
+            f"the payload text of {(TENANT, broken.event_id)!r} is not a JSON object"
+        ]
 
     async def test_the_intact_log_passes_the_same_calls(self) -> None:
         """The control: the same calls on the unbroken log raise nothing."""
