@@ -28,7 +28,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks.support import free_port, percentile
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import Schema
 
@@ -75,18 +75,6 @@ class ScriptedExtractor:
 def person(number: int) -> str:
     """The seeded person ``number``: a first and last name and a number, all distinct."""
     return f"{FIRST[number % 10]} {LAST[(number // 10) % 10]}{number}"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 async def _wait_job(client: httpx.AsyncClient, job: dict[str, Any]) -> dict[str, Any]:
@@ -253,7 +241,7 @@ def _table(result: dict[str, Any]) -> str:
         ratio = f"{p50 / floor_p50['query']:.2f}x" if name != "health" else "1.00x"
         rows.append(
             f"| {phase} | {name} | {clients} | {len(values) / seconds:,.1f} | {p50 * 1000:,.1f} "
-            f"| {_percentile(values, 0.95) * 1000:,.1f} | {_percentile(values, 0.99) * 1000:,.1f}"
+            f"| {percentile(values, 0.95) * 1000:,.1f} | {percentile(values, 0.99) * 1000:,.1f}"
             f" | {ratio} |"
         )
 
@@ -311,7 +299,7 @@ def main() -> None:
 
     embedded.start(data_dir)  # once, before two workers look for it
     key = asyncio.run(_key(data_dir))
-    port = _free_port()
+    port = free_port()
     log = data_dir / "server.log"
     server = _serve(data_dir, port, log)
     base = f"http://127.0.0.1:{port}"

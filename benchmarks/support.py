@@ -1,7 +1,9 @@
-"""What several benchmarks share: a throwaway embedded PostgreSQL and a plain-text table."""
+"""What several benchmarks share: a throwaway embedded PostgreSQL, a plain-text table, a free
+port and percentiles."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import tempfile
@@ -31,3 +33,17 @@ def print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     for row in rows:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
     print()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The value at ``share`` (0-1) of the sorted ``values`` (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]

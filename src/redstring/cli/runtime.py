@@ -154,6 +154,11 @@ def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
         from redstring.extraction.llm import LlmExtractor
 
         return LlmExtractor(llm)
+    return offline_extractor()
+
+
+def offline_extractor() -> Extractor:
+    """A new offline extractor (picklable by name, for worker processes)."""
     cls = _load(
         *OFFLINE_EXTRACTOR,
         purpose="the offline extractor (the 'nlp' extra)",
@@ -161,6 +166,13 @@ def build_extractor(settings: Settings, llm: LlmProvider | None) -> Extractor:
     )
     offline: Extractor = cls()
     return offline
+
+
+def is_offline(extractor: Extractor) -> bool:
+    """True for the offline extractor the settings chose (not a model's, not a factory's)."""
+    return type(extractor).__name__ == OFFLINE_EXTRACTOR[1] and (
+        type(extractor).__module__.startswith(OFFLINE_EXTRACTOR[0])
+    )
 
 
 def describe_extractor(extractor: Extractor | None) -> str:
@@ -197,11 +209,15 @@ def _neo4j_target(uri: str) -> tuple[str, tuple[str, str] | None]:
 
 
 @asynccontextmanager
-async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncIterator[Runtime]:
+async def open_graph(
+    settings: Settings, *, extract: bool = False, extract_processes: int = 0
+) -> AsyncIterator[Runtime]:
     """The ``KnowledgeGraph`` the settings describe, closed (with every store) on exit.
 
-    ``extract`` builds the extractor (only ``ingest`` and ``demo`` need one; building the
-    offline pipeline costs about a second).
+    ``extract`` builds the extractor (only ``ingest``, ``demo`` and ``serve`` need one;
+    building the offline pipeline costs about a second). ``extract_processes`` above 0 runs
+    the offline extractor in that many worker processes (``serve``: the event loop never
+    waits on a parse); a model server's extractor is I/O and stays in-process.
     """
     async with AsyncExitStack() as stack:
         pool: Any = None
@@ -217,6 +233,12 @@ async def open_graph(settings: Settings, *, extract: bool = False) -> AsyncItera
             cache = MemoryCache()
         llm, calls = _llm_provider(settings, cache) if settings.llm_base_url else (None, None)
         extractor = build_extractor(settings, llm) if extract else None
+        if extractor is not None and extract_processes > 0 and is_offline(extractor):
+            from redstring.extraction.pool import ProcessPoolExtractor
+
+            pooled = ProcessPoolExtractor(offline_extractor, processes=extract_processes)
+            stack.push_async_callback(pooled.close)
+            extractor = pooled
         counting = CountingExtractor(extractor) if extractor is not None else None
         embeddings = _local_embeddings()
         schema = load_schema(settings.schema) if settings.schema is not None else DEFAULT_SCHEMA

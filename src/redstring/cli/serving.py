@@ -196,7 +196,13 @@ async def open_service(settings: Settings, options: dict[str, Any]) -> AsyncIter
     from redstring.serve.limits import Limits
 
     async with AsyncExitStack() as stack:
-        runtime = await stack.enter_async_context(open_graph(settings, extract=True))
+        runtime = await stack.enter_async_context(
+            open_graph(
+                settings,
+                extract=True,
+                extract_processes=int(options.get("extract_processes", 1)),
+            )
+        )
         lease = float(options.get("job_lease", 30.0))
         keys: KeyStore
         if runtime.pool is None:
@@ -280,6 +286,16 @@ def serve_command(
             help="Seconds a stopped server's job stays its own before another resumes it.",
         ),
     ] = 30.0,
+    extract_processes: Annotated[
+        int,
+        typer.Option(
+            "--extract-processes",
+            min=0,
+            help="Worker processes for the offline extractor, per server process: requests "
+            "never wait on a parse, and extraction takes at most this many cores. 0: extract "
+            "in the serving process (one document then stalls every client).",
+        ),
+    ] = 1,
     forwarded_allow_ips: Annotated[
         str | None,
         typer.Option(
@@ -291,7 +307,12 @@ def serve_command(
         ),
     ] = None,
 ) -> None:
-    options = {"tenant": invocation.tenant, "rate_limit": rate_limit, "job_lease": job_lease}
+    options = {
+        "tenant": invocation.tenant,
+        "rate_limit": rate_limit,
+        "job_lease": job_lease,
+        "extract_processes": extract_processes,
+    }
     if transport == "stdio":
         invocation.run(_stdio(invocation.settings, options, api_key))
         return

@@ -43,7 +43,7 @@ from redstring.ingest.reports import (
     SourceInfo,
 )
 from redstring.ingest.resolution import Resolver
-from redstring.ingest.service import GraphWriter, IngestSettings
+from redstring.ingest.service import GraphWriter, IngestSettings, Progress
 from redstring.ports.cache import Cache
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -266,8 +266,12 @@ class KnowledgeGraph:
         *,
         schema: Schema | None = None,
         metadata: Mapping[str, JsonValue] | None = None,
+        progress: Progress | None = None,
     ) -> IngestReport:
         """Make ``source`` hold ``text``: chunk, extract new passages, resolve, record, project.
+
+        ``progress(done, total)``, when given, is awaited after each passage extracted (a
+        long document's job reports it).
 
         Unchanged text is a no-op (``report.unchanged``); changed text re-extracts only the
         passages whose text changed and replaces the source atomically. Raises
@@ -281,6 +285,7 @@ class KnowledgeGraph:
             text,
             schema=schema or self.schema,
             metadata=metadata,
+            progress=progress,
         )
 
     async def import_records(

@@ -90,6 +90,9 @@ from redstring.projections.projector import Projector
 
 T = TypeVar("T")
 
+Progress = Callable[[int, int], Awaitable[None]]
+"""Told ``(passages extracted so far, passages to extract)`` as an ingest goes."""
+
 
 class ExtractorNotConfiguredError(RedstringError):
     """``ingest`` needs an extractor and none was given."""
@@ -274,8 +277,12 @@ class GraphWriter:
         *,
         schema: Schema,
         metadata: Mapping[str, JsonValue] | None = None,
+        progress: Progress | None = None,
     ) -> IngestReport:
-        """Make ``source`` hold ``text``: extract new passages, resolve, record, project."""
+        """Make ``source`` hold ``text``: extract new passages, resolve, record, project.
+
+        ``progress(done, total)`` is awaited after each passage that needed extracting.
+        """
         extractor = self._extractor
         if extractor is None:
             raise ExtractorNotConfiguredError(
@@ -303,7 +310,9 @@ class GraphWriter:
         retry = set(known.failed_chunk_ids) if known else set()
         needed = [chunk for chunk in chunks if chunk.id not in previous or chunk.id in retry]
         identity = f"{extractor.model}|{schema.fingerprint}"
-        results, calls, reused = await self._extract(tenant, extractor, needed, schema, identity)
+        results, calls, reused = await self._extract(
+            tenant, extractor, needed, schema, identity, progress
+        )
         headings = heading_paths(text, [chunk.char_start for chunk in chunks])
         report = IngestReport(
             source_id=source,
@@ -339,6 +348,7 @@ class GraphWriter:
         chunks: Sequence[Chunk],
         schema: Schema,
         identity: str,
+        progress: Progress | None = None,
     ) -> tuple[dict[ChunkId, Extraction | FailedChunk], int, int]:
         semaphore = asyncio.Semaphore(max(1, self._settings.extraction_concurrency))
         results: dict[ChunkId, Extraction | FailedChunk] = {}
@@ -388,10 +398,15 @@ class GraphWriter:
                 winner.extraction if isinstance(winner, ChunkExtracted) else extraction
             )
 
+        async def counted(chunk: Chunk) -> None:
+            await one(chunk)
+            if progress is not None:
+                await progress(len(results), len(chunks))
+
         try:
             async with asyncio.TaskGroup() as group:
                 for chunk in chunks:
-                    group.create_task(one(chunk))
+                    group.create_task(counted(chunk))
         except BaseExceptionGroup as failures:
             # The first failure is the caller's error; the group is an asyncio detail.
             raise failures.exceptions[0] from None

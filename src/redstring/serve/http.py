@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, File, Form, Path, Query, Request, UploadFile
-from fastapi.responses import Response
+from fastapi import FastAPI, File, Form, Header, Path, Query, Request, UploadFile
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 import redstring
@@ -203,24 +203,25 @@ def _routes(app: FastAPI) -> None:
         "/v1/documents",
         response_model=IngestReport,
         tags=["documents"],
-        responses=documented(*_AUTHED, 409, 503),
+        responses={**_AS_A_JOB, **documented(*_AUTHED, 409, 503)},
     )
-    async def ingest(document: DocumentIn, tenant: Tenant, service: Served) -> IngestReport:
-        """Make a source hold a text: chunk, extract, resolve, record (unchanged text: no-op)."""
+    async def ingest(
+        document: DocumentIn, tenant: Tenant, service: Served, prefer: Prefer = None
+    ) -> IngestReport | JSONResponse:
+        """Make a source hold a text: chunk, extract, resolve, record (unchanged text: no-op).
+        A text over the server's held-document length, or any with ``Prefer:
+        respond-async``, is ingested as a job: ``202`` with the job, whose progress counts
+        passages."""
         check_length(service, document.text)
-        report: IngestReport = await core(
-            service.graph.ingest(
-                tenant, document.source, document.text, metadata=document.metadata or None
-            ),
-            field="body.text",
+        return await _ingest_or_job(
+            service, tenant, document.source, document.text, document.metadata, prefer, "body.text"
         )
-        return report
 
     @app.post(
         "/v1/documents/file",
         response_model=IngestReport,
         tags=["documents"],
-        responses=documented(*_AUTHED, 409, 503),
+        responses={**_AS_A_JOB, **documented(*_AUTHED, 409, 503)},
     )
     async def ingest_file(
         tenant: Tenant,
@@ -235,20 +236,19 @@ def _routes(app: FastAPI) -> None:
                 description="The source id (default: the file's bare name).",
             ),
         ] = None,
-    ) -> IngestReport:
+        prefer: Prefer = None,
+    ) -> IngestReport | JSONResponse:
         """Ingest one uploaded file (.txt .md .html .pdf .docx); the source defaults to its
-        file name (the name only: any folders in it are dropped)."""
+        file name (the name only: any folders in it are dropped). A long one is ingested as
+        a job (``202``), as for ``POST /v1/documents``."""
         checked({"source": source, "file": file.filename}, "body")
         name = upload_name(file.filename)
         text, kind = await read_upload(file, name)
         check_length(service, text)
-        report: IngestReport = await core(
-            service.graph.ingest(
-                tenant, source or name, text, metadata={"filename": name, "format": kind}
-            ),
-            field="body.file",
+        metadata: dict[str, Any] = {"filename": name, "format": kind}
+        return await _ingest_or_job(
+            service, tenant, source or name, text, metadata, prefer, "body.file"
         )
-        return report
 
     @app.post(
         "/v1/documents/files",
@@ -532,6 +532,39 @@ def _routes(app: FastAPI) -> None:
         """Undo the merge that made ``alias`` an alias; the pair stays apart afterwards."""
         restored = await core(service.graph.unmerge(tenant, EntityId(body.alias)))
         return UnmergeOut(restored=restored)
+
+
+_AS_A_JOB: dict[int | str, dict[str, Any]] = {
+    202: {"model": Job, "description": "Long, or asked for with Prefer: respond-async: a job."}
+}
+
+Prefer = Annotated[
+    str | None,
+    Header(description="respond-async: ingest as a job (202) whatever the length (RFC 7240)."),
+]
+
+
+async def _ingest_or_job(
+    service: Service,
+    tenant: TenantId,
+    source: str,
+    text: str,
+    metadata: dict[str, Any],
+    prefer: str | None,
+    field: str,
+) -> IngestReport | JSONResponse:
+    """Ingest while the request waits, or, for a long text (or when the client prefers),
+    answer ``202`` with a job that ingests it and counts its passages."""
+    asked = prefer is not None and "respond-async" in prefer.lower().replace(" ", "").split(",")
+    if asked or len(text) > service.limits.max_held_document_chars:
+        payload = {"source": source, "text": text, "metadata": metadata}
+        job = await service.jobs.submit(tenant, "document", payload, total=1)
+        headers = {"Preference-Applied": "respond-async"} if asked else None
+        return JSONResponse(job.model_dump(mode="json"), status_code=202, headers=headers)
+    report: IngestReport = await core(
+        service.graph.ingest(tenant, source, text, metadata=metadata or None), field=field
+    )
+    return report
 
 
 def _paged(

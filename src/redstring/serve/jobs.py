@@ -5,8 +5,9 @@ survives the server: a server that starts resumes every unfinished job whose lea
 out (its owner stopped renewing it). Resuming runs the job again from its input, which is
 safe because every step is idempotent in the core: ingesting text a source already holds is
 a no-op, an import resolves its entities to the ones the first run created, and a rebuild
-replays the log. Progress is ``done`` of ``total`` steps (documents for an ingest, one step
-for an import or a rebuild).
+replays the log. Progress is ``done`` of ``total`` steps: documents for a batch
+(``ingest``), passages extracted for one long document (``document``), one step for an
+import or a rebuild.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from redstring.domain.ids import TenantId
 
 __all__ = ["InMemoryJobStore", "Job", "JobRunner", "JobStore"]
 
-JobKind = Literal["ingest", "import", "rebuild"]
+JobKind = Literal["ingest", "document", "import", "rebuild"]
 JobState = Literal["queued", "running", "succeeded", "failed"]
 FINISHED: frozenset[str] = frozenset({"succeeded", "failed"})
 
@@ -289,6 +290,28 @@ class JobRunner:
                 await renewer
         await self._save(job)
 
+    async def _document(self, job: Job, payload: dict[str, Any]) -> JsonValue:
+        """One document, its progress in passages extracted (saved at most once a second)."""
+        saved = [0.0]
+
+        async def progress(done: int, total: int) -> None:
+            job.done, job.total = done, total
+            now = asyncio.get_running_loop().time()
+            if now - saved[0] >= 1.0 or done == total:
+                saved[0] = now
+                await self._save(job)
+
+        report = await self.graph.ingest(
+            job.tenant,
+            payload["source"],
+            payload["text"],
+            metadata=payload.get("metadata") or None,
+            progress=progress,
+        )
+        job.done = job.total = max(job.total, job.done, 1)
+        dumped: JsonValue = report.model_dump(mode="json")
+        return dumped
+
     async def _renew(self, job: Job, work: asyncio.Task[None] | None) -> None:
         while True:
             await asyncio.sleep(self.lease.total_seconds() / 3)
@@ -309,6 +332,8 @@ class JobRunner:
             imported = await self.graph.import_jsonl(tenant, payload["lines"])
             job.done = 1
             return imported.model_dump(mode="json", exclude={"refs"})
+        if job.kind == "document":
+            return await self._document(job, payload)
         outcomes: list[JsonValue] = []
         for document in payload["documents"]:
             try:

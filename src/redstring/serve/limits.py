@@ -57,10 +57,15 @@ def address_subject(address: str) -> str:
 
 @dataclass(frozen=True)
 class Limits:
-    """The server's limits; each is checked before any work is done."""
+    """The server's limits; each is checked before any work is done.
+
+    ``max_held_document_chars``: a document longer than this is ingested as a job (``202``,
+    progress in passages) rather than while the request waits.
+    """
 
     max_body_bytes: int = 10 * 1024 * 1024
     max_documents_per_batch: int = 100
+    max_held_document_chars: int = 100_000
     max_query_chars: int = 2_000
     max_page_size: int = 100
     requests_per_window: int = 600
@@ -71,6 +76,7 @@ class Limits:
         for name in (
             "max_body_bytes",
             "max_documents_per_batch",
+            "max_held_document_chars",
             "max_query_chars",
             "max_page_size",
             "requests_per_window",

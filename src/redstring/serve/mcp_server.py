@@ -1,11 +1,12 @@
 """The MCP server: the tools and resources an agent needs, over the same :class:`Service`.
 
-Tools: ``add_document``, ``search``, ``ask``, ``get_entity`` (with neighbours and sources)
-and ``delete_source``; resources: ``redstring://schema`` and ``redstring://stats``. Every
-message is authenticated before it is handled: over streamable HTTP by the request's
-``Authorization: Bearer`` key (admin keys name the tenant in ``X-Redstring-Tenant``), over
-stdio by the principal the command authenticated once at start. A miss is one sentence that
-repeats only what the caller sent, the same whether the id is nobody's or another tenant's.
+Tools: ``add_document`` (a long text as a job), ``get_job``, ``search``, ``ask``,
+``get_entity`` (with neighbours and sources) and ``delete_source``; resources:
+``redstring://schema`` and ``redstring://stats``. Every message is authenticated before
+it is handled: over streamable HTTP by the request's ``Authorization: Bearer`` key (admin
+keys name the tenant in ``X-Redstring-Tenant``), over stdio by the principal the command
+authenticated once at start. A miss is one sentence that repeats only what the caller sent,
+the same whether the id is nobody's or another tenant's.
 """
 
 from __future__ import annotations
@@ -125,13 +126,25 @@ def create_mcp_server(service: Service, *, stdio_tenant: str | None = None) -> M
 
     @server.tool()
     async def add_document(source: str, text: str) -> dict[str, Any]:
-        """Add (or replace) a document: the source id it is stored under and its text."""
+        """Add (or replace) a document: the source id it is stored under and its text. A long
+        text is ingested by a job: the answer is the job (follow it with get_job)."""
         if len(text) > graph.settings.max_document_chars:
             raise ToolError(f"text is over {graph.settings.max_document_chars} characters")
+        if len(text) > limits.max_held_document_chars:
+            payload = {"source": source, "text": text, "metadata": {}}
+            return _plain(await service.jobs.submit(_tenant(), "document", payload, total=1))
         try:
             return _plain(await graph.ingest(_tenant(), source, text))
         except RedstringError as error:
             raise ToolError(str(error)) from error
+
+    @server.tool()
+    async def get_job(job_id: str) -> dict[str, Any]:
+        """A job of this tenant: its state, progress (done of total) and result or error."""
+        found = await service.jobs.store.get(_tenant(), job_id)
+        if found is None:
+            raise ToolError(f"no job {job_id!r}")
+        return _plain(found)
 
     @server.tool()
     async def search(query: str, k: int = 10) -> dict[str, Any]:

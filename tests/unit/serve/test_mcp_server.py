@@ -40,7 +40,14 @@ async def test_every_tool_and_resource_over_streamable_http() -> None:
     with running_server() as (url, world):
         async with _mcp(url, world.keys[TENANT_A]) as client:
             tools = {tool.name for tool in (await client.list_tools()).tools}
-            assert tools == {"add_document", "search", "ask", "get_entity", "delete_source"}
+            assert tools == {
+                "add_document",
+                "get_job",
+                "search",
+                "ask",
+                "get_entity",
+                "delete_source",
+            }
             added = _data(
                 await client.call_tool(
                     "add_document",
