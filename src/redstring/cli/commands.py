@@ -148,7 +148,12 @@ async def _ingest(invocation: Invocation, found: Walk) -> IngestTally:
     async with open_graph(invocation.settings, extract=True) as runtime:
         tally = IngestTally(extractor=describe_extractor(runtime.extractor))
         plan = await plan_files(
-            runtime.graph, invocation.tenant, found.files, found.skipped, cwd=Path.cwd()
+            runtime.graph,
+            invocation.tenant,
+            found.files,
+            found.skipped,
+            cwd=Path.cwd(),
+            bases=found.bases,
         )
         progress = PassageProgress(
             invocation.err,

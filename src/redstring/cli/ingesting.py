@@ -11,13 +11,16 @@ atomically, so an interrupted run leaves every finished file stored and the next
 up from there. A file whose text its source already holds is reported unchanged (the core
 compares content, extracts nothing, and retries only passages whose extraction failed
 before). A source id is the path relative to the current directory when it lies beneath it,
-else the absolute path (POSIX separators either way).
+else the path from the argument that named it (``ingest /srv/docs`` run elsewhere stores
+``docs/a.md``; a file named directly, its name): never this machine's absolute path, which a
+server would show every client of the tenant. POSIX separators either way. Two files that
+would get one source id in a run: the second fails, named, rather than replacing the first.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,13 +115,17 @@ def failed_passages(report: Any) -> list[FailedPassage]:
     ]
 
 
-def source_id_for(path: Path, cwd: Path) -> str:
-    """The source id of ``path``: relative to ``cwd`` when beneath it, else absolute."""
+def source_id_for(path: Path, cwd: Path, base: Path | None = None) -> str:
+    """The source id of ``path``: relative to ``cwd`` when beneath it, else to ``base`` (the
+    folder the walk read its name from), else its bare name; never absolute."""
     resolved = path.resolve()
-    try:
-        return resolved.relative_to(cwd.resolve()).as_posix()
-    except ValueError:
-        return resolved.as_posix()
+    for folder in (cwd, base):
+        if folder is not None:
+            try:
+                return resolved.relative_to(folder.resolve()).as_posix()
+            except ValueError:
+                pass
+    return resolved.name
 
 
 @dataclass
@@ -154,23 +161,36 @@ async def plan_files(
     skipped: Sequence[Skipped],
     *,
     cwd: Path,
+    bases: Mapping[Path, Path] | None = None,
 ) -> Plan:
-    """Read every file once and decide what becomes of it (see the module's docstring)."""
+    """Read every file once and decide what becomes of it (see the module's docstring).
+
+    ``bases`` is the walk's (:attr:`redstring.documents.Walk.bases`)."""
     settings = graph.settings
     plan = Plan()
+    bases = bases or {}
     for item in skipped:
-        plan.decided.append(
-            FileOutcome(str(item.path), source_id_for(item.path, cwd), "skipped", item.reason)
-        )
+        source = source_id_for(item.path, cwd, bases.get(item.path))
+        plan.decided.append(FileOutcome(str(item.path), source, "skipped", item.reason))
     by_hash: dict[str, str] = {}
     for info in await graph.sources(tenant):
         digest = info.metadata.get("sha256")
         if isinstance(digest, str):
             by_hash.setdefault(digest, str(info.source_id))
     kept = 0
+    claimed: dict[str, Path] = {}
     for path in paths:
-        source = source_id_for(path, cwd)
+        source = source_id_for(path, cwd, bases.get(path))
         outcome = FileOutcome(str(path), source, "skipped")
+        first = claimed.setdefault(source, path)
+        if first != path:
+            outcome.status = "failed"
+            outcome.detail = (
+                f"source id {source!r} is also {first}'s in this run; ingest the two from a "
+                "folder above both, or one at a time"
+            )
+            plan.decided.append(outcome)
+            continue
         try:
             digest = file_sha256(path)
         except OSError as error:

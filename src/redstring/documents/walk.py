@@ -4,6 +4,11 @@ Files are taken as given, folders walked recursively (hidden entries, whose name
 a dot, are not walked), glob patterns (``**`` included) expanded. A file that is not a
 supported document (by suffix; a file without one when its first bytes are text) is listed
 as skipped with its reason instead of being dropped without a word.
+
+Each file also keeps the folder its name is read from when it lies outside the working
+folder (:attr:`Walk.bases`): the parent of the folder argument that found it (``/srv/docs``
+gives ``docs/a.md``), of a pattern's fixed part, or of a file named directly, so that a
+source id is what the user named and never this machine's absolute path.
 """
 
 from __future__ import annotations
@@ -28,10 +33,15 @@ class Skipped:
 
 @dataclass
 class Walk:
-    """The files to read, sorted and unique, and the files skipped with their reasons."""
+    """The files to read, sorted and unique, and the files skipped with their reasons.
+
+    ``bases`` maps every file met (read or skipped) to the folder its name is taken from
+    outside the working folder (the first argument that found it wins).
+    """
 
     files: list[Path] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    bases: dict[Path, Path] = field(default_factory=dict)
 
 
 def _unsupported(path: Path) -> str:
@@ -43,13 +53,15 @@ def _unsupported(path: Path) -> str:
 def walk(arguments: Iterable[str]) -> Walk:
     """What ``arguments`` name. :class:`UnreadableDocumentError` names an argument that
     matches nothing (a typo must not ingest nothing silently)."""
-    met: set[Path] = set()
+    bases: dict[Path, Path] = {}
     for argument in arguments:
         path = Path(argument).expanduser()
         if path.is_file():
-            met.add(path)
+            found = {path}
+            base = path.parent
         elif path.is_dir():
-            met.update(_files_under(path))
+            found = _files_under(path)
+            base = path.parent
         elif glob.has_magic(argument):
             matches = [Path(m) for m in glob.glob(str(path), recursive=True)]
             found = {m for m in matches if m.is_file()}
@@ -58,10 +70,13 @@ def walk(arguments: Iterable[str]) -> Walk:
                     found.update(_files_under(match))
             if not found:
                 raise UnreadableDocumentError(f"{argument}: the pattern matches no file")
-            met.update(found)
+            base = _fixed_part(path).parent
         else:
             raise UnreadableDocumentError(f"{argument}: no such file or folder")
-    result = Walk()
+        for file in found:
+            bases.setdefault(file, base)
+    met = set(bases)
+    result = Walk(bases=bases)
     for path in sorted(met):
         try:
             kind = format_of(path)
@@ -73,6 +88,16 @@ def walk(arguments: Iterable[str]) -> Walk:
         else:
             result.files.append(path)
     return result
+
+
+def _fixed_part(pattern: Path) -> Path:
+    """The folder a glob pattern starts from: its parts before the first wildcard."""
+    parts: list[str] = []
+    for part in pattern.parts:
+        if glob.has_magic(part):
+            break
+        parts.append(part)
+    return Path(*parts) if parts else Path()
 
 
 def _files_under(folder: Path) -> set[Path]:
