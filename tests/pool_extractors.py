@@ -22,4 +22,9 @@ class WhereAmI:
             from redstring.ports.errors import ExtractionError
 
             raise ExtractionError("scripted failure")
-        return Extraction(entities=[ExtractedEntity(name=f"Process {os.getpid()}", type="Person")])
+        return Extraction(
+            entities=[
+                ExtractedEntity(name=f"Process {os.getpid()}", type="Person"),
+                ExtractedEntity(name=f"Niceness {os.nice(0)}", type="Person"),
+            ]
+        )

@@ -8,7 +8,9 @@ extraction is bounded by ``processes``, whatever the number of ingests in flight
 
 Each worker builds its own extractor from ``factory`` (a picklable callable: a class, a
 module-level function or a ``functools.partial`` of one) and keeps it, so a pipeline loads
-once per worker. Workers start with ``spawn``: a fork of a process running an event loop and
+once per worker. Workers run ``nice`` (10 by default, as far as the system allows): a
+parse is batch work and a request is not, so on a busy machine the serving process and the
+other tenants' queries get the CPU first. Workers start with ``spawn``: a fork of a process running an event loop and
 threads is unsafe. An extractor's errors reach the caller unchanged; a worker that dies is
 an :class:`~redstring.ports.errors.ExtractionError` for the calls it held, and the pool is
 started again for the next call.
@@ -17,7 +19,9 @@ started again for the next call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
+import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,8 +37,11 @@ __all__ = ["ProcessPoolExtractor"]
 _WORKER: Extractor | None = None
 
 
-def _start_worker(factory: Callable[[], Extractor]) -> None:
+def _start_worker(factory: Callable[[], Extractor], nice: int) -> None:
     global _WORKER
+    if nice:
+        with contextlib.suppress(OSError):  # a system may refuse it; extraction still runs
+            os.nice(nice)
     _WORKER = factory()
 
 
@@ -48,18 +55,24 @@ class ProcessPoolExtractor:
     """``factory()``'s extractor, run in ``processes`` worker processes.
 
     ``model`` is the wrapped extractor's (built once here to read it), so extractions
-    recorded through the pool and without it are the same to the log. Call :meth:`close`
-    (or leave ``async with``) to stop the workers. Raises :class:`InvalidArgumentError` for
-    fewer than one process.
+    recorded through the pool and without it are the same to the log. ``nice`` is added to
+    the workers' niceness. Call :meth:`close` (or leave ``async with``) to stop the workers.
+    Raises :class:`InvalidArgumentError` for fewer than one process or a niceness outside
+    0-19.
     """
 
-    def __init__(self, factory: Callable[[], Extractor], *, processes: int = 1) -> None:
+    def __init__(
+        self, factory: Callable[[], Extractor], *, processes: int = 1, nice: int = 10
+    ) -> None:
         if processes < 1:
             raise InvalidArgumentError(
                 f"processes={processes}: a pool needs at least one worker process"
             )
+        if not 0 <= nice <= 19:
+            raise InvalidArgumentError(f"nice={nice}: pass 0 (same priority) to 19 (lowest)")
         self._factory = factory
         self._processes = processes
+        self._nice = nice
         self._model = factory().model
         self._executor: ProcessPoolExecutor | None = None
         self._slots = asyncio.Semaphore(processes * 2)
@@ -80,7 +93,7 @@ class ProcessPoolExtractor:
                 max_workers=self._processes,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self._factory,),
+                initargs=(self._factory, self._nice),
             )
         return self._executor
 

@@ -94,6 +94,12 @@ Progress = Callable[[int, int], Awaitable[None]]
 """Told ``(passages extracted so far, passages to extract)`` as an ingest goes."""
 
 
+# Past this many events a batch is encoded in a worker thread: encoding a long document's
+# events is CPU work that held the event loop (issue 26: about 200 ms for 1 MB), and a
+# thread hands the loop the interpreter every few milliseconds.
+_LONG_BATCH = 64
+
+
 class ExtractorNotConfiguredError(RedstringError):
     """``ingest`` needs an extractor and none was given."""
 
@@ -254,7 +260,11 @@ class GraphWriter:
                 events, result = await plan(history)
                 if not events:
                     return result
-                batch = encode_batch(tenant, GRAPH_STREAM, version + 1, events)
+                encoding = (tenant, GRAPH_STREAM, version + 1, events)
+                if len(events) < _LONG_BATCH:
+                    batch = encode_batch(*encoding)
+                else:
+                    batch = await asyncio.to_thread(encode_batch, *encoding)
                 try:
                     await self._events.append(tenant, GRAPH_STREAM, batch, expected_version=version)
                 except ConcurrencyConflictError:

@@ -168,3 +168,32 @@ class TestLocalStaticProviderSpecifics:
         """A batch size that could never make progress is refused at construction."""
         with pytest.raises(InvalidArgumentError, match="batch_size"):
             LocalStaticEmbeddingProvider.bundled(batch_size=batch_size)
+
+
+async def test_encoding_runs_off_the_event_loop_one_batch_at_a_time() -> None:
+    """The encoder runs in a worker thread (a server's loop keeps answering while a long
+    document is embedded) and is never called twice at once, even by concurrent embeds."""
+    import asyncio
+    import threading
+    import time
+
+    loop_thread = threading.get_ident()
+    seen: list[int] = []
+    running = [0, 0]  # now, most at once
+
+    def encoder(texts: list[str]) -> list[list[float]]:
+        running[0] += 1
+        running[1] = max(running)
+        seen.append(threading.get_ident())
+        time.sleep(0.01)
+        running[0] -= 1
+        return [[1.0, float(len(text))] for text in texts]
+
+    provider = LocalStaticEmbeddingProvider(
+        encoder, model="test/lengths", dimension=2, batch_size=2
+    )
+    texts = [f"text {number}" for number in range(8)]
+    first, second = await asyncio.gather(provider.embed(texts), provider.embed(texts[::-1]))
+    assert first == second[::-1] and len(first) == 8
+    assert seen and loop_thread not in seen
+    assert running[1] == 1

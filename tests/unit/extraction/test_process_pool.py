@@ -25,8 +25,18 @@ async def test_extraction_runs_in_a_worker_process_under_the_wrapped_identity() 
         first = await pooled.extract("anything", DEFAULT_SCHEMA)
         second = await pooled.extract("again", DEFAULT_SCHEMA)
     names = {entity.name for entity in (*first.entities, *second.entities)}
-    assert len(names) == 1  # one worker, kept
-    assert names != {f"Process {os.getpid()}"}
+    processes = {name for name in names if name.startswith("Process ")}
+    assert len(processes) == 1  # one worker, kept
+    assert processes != {f"Process {os.getpid()}"}
+
+
+async def test_workers_run_at_a_lower_priority_than_the_server() -> None:
+    """Workers are ``nice`` (10 by default; capped at 19), so requests get the CPU first."""
+    here = os.nice(0)
+    for asked, expected in ((10, min(19, here + 10)), (0, here)):
+        async with ProcessPoolExtractor(WhereAmI, processes=1, nice=asked) as pooled:
+            found = await pooled.extract("anything", DEFAULT_SCHEMA)
+        assert f"Niceness {expected}" in {entity.name for entity in found.entities}
 
 
 async def test_errors_come_through_and_a_dead_worker_is_replaced() -> None:
@@ -41,7 +51,9 @@ async def test_errors_come_through_and_a_dead_worker_is_replaced() -> None:
     assert after.entities
 
 
-def test_a_pool_needs_a_worker() -> None:
-    """Zero processes is a typed error naming the value."""
+def test_a_pool_needs_a_worker_and_a_niceness_the_system_knows() -> None:
+    """Zero processes, or a niceness outside 0-19, is a typed error naming the value."""
     with pytest.raises(InvalidArgumentError, match="processes=0"):
         ProcessPoolExtractor(WhereAmI, processes=0)
+    with pytest.raises(InvalidArgumentError, match="nice=20"):
+        ProcessPoolExtractor(WhereAmI, nice=20)
