@@ -154,7 +154,8 @@ def _state_limits_in_the_schema(app: FastAPI) -> None:
 
 def state_limits(schema: dict[str, Any], limits: Limits, max_document_chars: int) -> None:
     """Write ``limits`` into ``schema`` where the request models leave the bound to the
-    server: ``k`` and ``limit`` (page size), query and question length, batch size, text."""
+    server: ``k`` and ``limit`` (page size), query and question length, batch size, text,
+    and the length past which a document is ingested as a job."""
     components: dict[str, Any] = schema.get("components", {}).get("schemas", {})
     bounds = {
         ("QueryIn", "k"): {"maximum": limits.max_page_size},
@@ -170,6 +171,14 @@ def state_limits(schema: dict[str, Any], limits: Limits, max_document_chars: int
         files = model.get("properties", {}).get("files")
         if name.startswith("Body_") and files is not None:
             files["maxItems"] = limits.max_documents_per_batch
+    for path in ("/v1/documents", "/v1/documents/file"):
+        accepted = schema.get("paths", {}).get(path, {}).get("post", {}).get("responses", {})
+        if "202" in accepted:
+            accepted["202"]["description"] = (
+                f"A text over {limits.max_held_document_chars:,} characters, or any with "
+                "Prefer: respond-async: the job that ingests it (done of total counts "
+                "passages)."
+            )
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):

@@ -40,9 +40,12 @@ def test_the_schema_is_served_and_names_the_bearer_scheme() -> None:
 
 
 def test_the_schema_states_the_servers_own_limits() -> None:
-    """k and limit, query and question length, batch size, text length: the bounds of the
-    limits this server runs with, not of the defaults."""
-    limits = Limits(max_page_size=7, max_query_chars=90, max_documents_per_batch=3)
+    """k and limit, query and question length, batch size, text length, the length past
+    which a document is a job: the bounds of the limits this server runs with, not of the
+    defaults."""
+    limits = Limits(
+        max_page_size=7, max_query_chars=90, max_documents_per_batch=3, max_held_document_chars=900
+    )
     with serving(limits=limits) as (client, world):
         schema = client.get("/openapi.json").json()
         max_chars = world.service.graph.settings.max_document_chars
@@ -58,3 +61,6 @@ def test_the_schema_states_the_servers_own_limits() -> None:
         if parameter["name"] == "limit"
     )
     assert limit["schema"]["maximum"] == 7
+    for path in ("/v1/documents", "/v1/documents/file"):
+        accepted = schema["paths"][path]["post"]["responses"]["202"]
+        assert "over 900 characters" in accepted["description"], path
