@@ -15,7 +15,10 @@ seconds, idle and then while the large document is ingested:
 
 The large document is Debian's Python documentation (``python3-doc``, the library reference)
 read as text, sent with ``Prefer: respond-async`` and followed as a job until it finishes.
-Everything it starts it stops; the data directories are removed.
+The extraction workers run ``nice`` 10, so on a shared machine the ingest itself is slower
+with a pool than in-process (it yields the CPU to everyone else, not only to the server): the
+table prints the load average before each run. Everything it starts it stops; the data
+directories are removed.
 """
 
 from __future__ import annotations
@@ -214,12 +217,13 @@ def main() -> None:
     document = large_document(200_000 if arguments.quick else arguments.chars)
     rows = []
     for processes in (0, 1):
+        load = os.getloadavg()[0]
         result = _run(processes, document, arguments.idle)
         for phase in ("idle", "busy"):
             health, queries = result[phase]
             rows.append(
                 [
-                    f"--extract-processes {processes}",
+                    f"--extract-processes {processes} (load {load:.1f})",
                     "idle" if phase == "idle" else f"ingesting {len(document):,} chars",
                     str(len(health)),
                     _ms(health),

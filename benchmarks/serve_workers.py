@@ -5,9 +5,14 @@ Run with ``uv run --frozen --no-sync python -m benchmarks.serve_workers``. It st
 (``redis-server`` on a free port, no persistence) and once without, and measures what issue
 26 asked about that a single process cannot show:
 
-* **revocation latency**: both workers have just verified a key; it is revoked (as
-  ``redstring keys revoke`` does it); how long until a request with it is refused, and until
-  every one of the next 40 requests (new connections, so both workers answer) is;
+* **revocation latency**: both workers have just verified a key; ``redstring keys revoke``
+  revokes it; how long the command takes, and from its end how long until a request with the
+  key is refused, and until every one of the next 40 requests (new connections, so both
+  workers answer) is. Refused is ``401``, or ``429`` once the refusals pass the address's
+  budget for keys that open nothing (a revoked key is told apart from no key by nobody);
+* **the commands**: ``redstring keys create`` and ``keys revoke`` against the running
+  server's database, beside ``redstring --help`` (starting the interpreter and importing the
+  command, nothing else);
 * **the rate limit across workers**: ``--rate-limit 60`` and then the default (600 a
   minute), and 1.25 times that many requests as fast as one client sends them, each on a
   new connection: how many are admitted. With Redis the workers share one budget; without,
@@ -25,6 +30,7 @@ import asyncio
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,15 +80,25 @@ async def _key(data_dir: Path, tenant: str | None) -> tuple[str, str]:
         await tables.pool.close()
 
 
-async def _revoke(data_dir: Path, key_id: str) -> None:
-    from redstring.serve.postgres import PostgresKeyStore, PostgresSignal
+def _command(data_dir: Path, *arguments: str) -> float:
+    """Seconds ``redstring ARGUMENTS`` takes on the data directory, as an operator runs it."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("REDSTRING_")}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "redstring", *arguments, "--data-dir", str(data_dir),
+         "--config", str(data_dir / "config.toml")],
+        cwd=ROOT, env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    return time.perf_counter() - started
 
-    tables = await _tables(data_dir)
-    try:
-        await PostgresKeyStore(tables).revoke(key_id)
-        await PostgresSignal(tables).bump()
-    finally:
-        await tables.pool.close()
+
+def _help_seconds() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "redstring", "--help"], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+REFUSED = frozenset({401, 429})
 
 
 def _serve(data_dir: Path, port: int, rate: int, redis: str | None) -> subprocess.Popen[bytes]:
@@ -104,20 +120,18 @@ def _serve(data_dir: Path, port: int, rate: int, redis: str | None) -> subproces
 
 
 def _statuses(base: str, headers: dict[str, str], path: str, count: int) -> list[int]:
-    """``count`` requests, each on a new connection (so the kernel spreads them over both
-    workers)."""
-    found = []
-    for _ in range(count):
-        with httpx.Client(base_url=base, timeout=30) as client:
-            found.append(client.get(path, headers=headers).status_code)
-    return found
+    """``count`` requests, each on a new connection (``Connection: close``, so the kernel
+    spreads them over both workers)."""
+    closing = {**headers, "Connection": "close"}
+    with httpx.Client(base_url=base, timeout=30) as client:
+        return [client.get(path, headers=closing).status_code for _ in range(count)]
 
 
-def _until_refused(base: str, headers: dict[str, str], path: str, refused: int) -> float:
-    """Seconds until ``path`` answers ``refused`` on 40 requests in a row."""
+def _until_refused(base: str, headers: dict[str, str], path: str) -> float:
+    """Seconds until ``path`` is refused on 40 requests in a row."""
     started = time.perf_counter()
     while True:
-        if all(status == refused for status in _statuses(base, headers, path, 40)):
+        if all(status in REFUSED for status in _statuses(base, headers, path, 40)):
             return time.perf_counter() - started
         if time.perf_counter() - started > 60:
             return float("inf")
@@ -155,13 +169,12 @@ def _run(redis: str | None, rate: int) -> dict[str, Any]:
         as_key = {name: {"Authorization": f"Bearer {k[1]}"} for name, k in keys.items()}
         # Revocation: both workers verify the key, then it is revoked.
         assert set(_statuses(base, as_key["revoked"], "/v1/stats", 20)) == {200}
-        started = time.perf_counter()
-        asyncio.run(_revoke(data_dir, keys["revoked"][0]))
+        result["create_command"] = _command(data_dir, "keys", "create", "--tenant", "more")
+        result["revoke_command"] = _command(data_dir, "keys", "revoke", keys["revoked"][0])
         revoked_at = time.perf_counter()
         first = _statuses(base, as_key["revoked"], "/v1/stats", 1)[0]
         result["revoked_first"] = (time.perf_counter() - revoked_at, first)
-        result["revoked_all"] = _until_refused(base, as_key["revoked"], "/v1/stats", 401)
-        result["revoke_call"] = revoked_at - started
+        result["revoked_all"] = _until_refused(base, as_key["revoked"], "/v1/stats")
         # Erasure: both workers fold the tenant, then an admin erases it.
         document = {"source": "e.md", "text": "Ada Lovelace knows Grace Hopper."}
         with httpx.Client(base_url=base, timeout=30) as client:
@@ -172,7 +185,7 @@ def _run(redis: str | None, rate: int) -> dict[str, Any]:
             started = time.perf_counter()
             client.delete("/v1/tenants/erased", headers=admin_headers).raise_for_status()
             result["erase_call"] = time.perf_counter() - started
-        result["erased_refused"] = _until_refused(base, as_key["erased"], "/v1/stats", 401)
+        result["erased_refused"] = _until_refused(base, as_key["erased"], "/v1/stats")
         named = {**admin_headers, "X-Redstring-Tenant": "erased"}
         with httpx.Client(base_url=base, timeout=30) as client:
             result["erased_empty"] = all(
@@ -196,12 +209,15 @@ def _run(redis: str | None, rate: int) -> dict[str, Any]:
 def main() -> None:
     """Run with and without Redis, at two rate limits, and print one table."""
     rows = []
+    commands = []
+    help_seconds = [_help_seconds() for _ in range(3)]
     redis_url, redis = _redis()
     try:
         for shared in (True, False):
             for rate in (60, 600):
                 result = _run(redis_url if shared else None, rate)
                 seconds, status = result["revoked_first"]
+                commands.append((result["create_command"], result["revoke_command"]))
                 rows.append(
                     [
                         "Redis" if shared else "none (each worker its own)",
@@ -219,12 +235,23 @@ def main() -> None:
         redis.wait()
     print_table(
         [
-            "cache", "rate limit", "admitted", "first request after revoke",
+            "cache", "rate limit", "admitted", "first request after keys revoke",
             "40 in a row refused after", "DELETE tenant took", "its key refused on 40 after",
             "admin reads it empty",
         ],
         rows,
     )  # fmt: skip
+    print_table(
+        ["command", "runs", "median s", "max s"],
+        [
+            [name, str(len(values)), f"{statistics.median(values):.2f}", f"{max(values):.2f}"]
+            for name, values in (
+                ("redstring --help (start and import only)", help_seconds),
+                ("redstring keys create", [create for create, _ in commands]),
+                ("redstring keys revoke", [revoke for _, revoke in commands]),
+            )
+        ],
+    )
 
 
 if __name__ == "__main__":
