@@ -71,20 +71,23 @@ async def test_every_tool_and_resource_over_streamable_http() -> None:
 
 
 async def test_tenant_b_is_invisible_to_tenant_a_over_mcp() -> None:
-    """Every tool and resource with B's entity ids, source ids and names: lookups answer
+    """Every tool and resource with B's entity ids, source ids, names and job id: lookups answer
     exactly like a value that names nothing (the twin), reads hold nothing of B, and B's
     graph is unchanged."""
     with running_server() as (url, world):
         graph = world.service.graph
+        job = await world.service.jobs.submit(TENANT_B, "rebuild", {}, total=1)
+        await world.service.jobs.wait()
         before = (await graph.export(TENANT_B)).model_dump_json()
         markers = [*B_NAMES, *DOCS_B, *world.entity_ids[TENANT_B]]
-        values = [*world.entity_ids[TENANT_B], *DOCS_B, *B_NAMES, TENANT_B]
+        values = [*world.entity_ids[TENANT_B], *DOCS_B, *B_NAMES, TENANT_B, job.job_id]
         async with _mcp(url, world.keys[TENANT_A]) as client:
             for value in values:
                 twin = _twin(value)
                 for tool, arguments in (
                     ("get_entity", {"entity_id": value}),
                     ("delete_source", {"source": value}),
+                    ("get_job", {"job_id": value}),
                 ):
                     theirs = await client.call_tool(tool, arguments)
                     nobody = await client.call_tool(tool, dict.fromkeys(arguments, twin))
