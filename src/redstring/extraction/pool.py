@@ -4,16 +4,16 @@ The offline extractor is CPU work in Python (a spaCy parse, then rules over it).
 it held the event loop: while a 1 MB document was extracted, ``/v1/health`` waited seconds
 (issue 26, finding 4). ``ProcessPoolExtractor`` runs each ``extract`` call in one of
 ``processes`` worker processes, so the serving process only waits on a pipe; CPU for
-extraction is bounded by ``processes``, whatever the number of ingests in flight (ADR 0043).
+extraction is bounded by ``processes``, whatever the number of ingests in flight (ADR 0047).
 
 Each worker builds its own extractor from ``factory`` (a picklable callable: a class, a
 module-level function or a ``functools.partial`` of one) and keeps it, so a pipeline loads
 once per worker. Workers run ``nice`` (10 by default, as far as the system allows): a
 parse is batch work and a request is not, so on a busy machine the serving process and the
-other tenants' queries get the CPU first. Workers start with ``spawn``: a fork of a process running an event loop and
-threads is unsafe. An extractor's errors reach the caller unchanged; a worker that dies is
-an :class:`~redstring.ports.errors.ExtractionError` for the calls it held, and the pool is
-started again for the next call.
+other tenants' queries get the CPU first. Workers start with ``spawn``: a fork of a process
+running an event loop and threads is unsafe. An extractor's errors reach the caller
+unchanged; a worker that dies is an :class:`~redstring.ports.errors.ExtractionError` for the
+calls it held, and the pool is started again for the next call.
 """
 
 from __future__ import annotations

@@ -194,6 +194,8 @@ async def test_encoding_runs_off_the_event_loop_one_batch_at_a_time() -> None:
     )
     texts = [f"text {number}" for number in range(8)]
     first, second = await asyncio.gather(provider.embed(texts), provider.embed(texts[::-1]))
-    assert first == second[::-1] and len(first) == 8
-    assert seen and loop_thread not in seen
+    assert first == second[::-1]
+    assert len(first) == 8
+    assert seen
+    assert loop_thread not in seen
     assert running[1] == 1
