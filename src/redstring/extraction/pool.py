@@ -4,7 +4,7 @@ The offline extractor is CPU work in Python (a spaCy parse, then rules over it).
 it held the event loop: while a 1 MB document was extracted, ``/v1/health`` waited seconds
 (issue 26, finding 4). ``ProcessPoolExtractor`` runs each ``extract`` call in one of
 ``processes`` worker processes, so the serving process only waits on a pipe; CPU for
-extraction is bounded by ``processes``, whatever the number of ingests in flight (ADR 0047).
+extraction is bounded by ``processes``, whatever the number of ingests in flight (ADR 0054).
 
 Each worker builds its own extractor from ``factory`` (a picklable callable: a class, a
 module-level function or a ``functools.partial`` of one) and keeps it, so a pipeline loads
