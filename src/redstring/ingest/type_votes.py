@@ -88,7 +88,7 @@ async def _tenant_votes(
             if entity.type != kind:
                 continue
             known = history.entities.get(entity.id)
-            weight = len(known.evidence) if known is not None else 1
+            weight = len(known.items) if known is not None else 1
             bucket = votes.setdefault(key, {})
             bucket[kind] = bucket.get(kind, 0) + max(1, weight)
     return votes
