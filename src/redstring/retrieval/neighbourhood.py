@@ -13,7 +13,8 @@ resolved to live ids). Starting from the question's seeds (linked entities, best
    ``max_entities``, those named by the most passages first), which says which passages name
    *them*: the second hop, known by id and scored without being read.
 
-plus the relationships among the entities read (one ``get_relationships_for``). The work is
+plus the relationships among the entities read (one ``get_relationships_for(among=True)``,
+chosen in the store, ADR 0039: a hub's other edges are never read). The work is
 bounded by those two numbers whatever the degree of the entities touched: three reads, at
 most ``max_passages + max_entities`` rows besides the relationships.
 """
@@ -119,7 +120,7 @@ async def read_neighbourhood(
     known = [*around.entities, *more]
     found, touching = await asyncio.gather(
         graph.get_entities(tenant, more) if more else _nothing(),
-        graph.get_relationships_for(tenant, known) if known else _no_edges(),
+        graph.get_relationships_for(tenant, known, among=True) if known else _no_edges(),
     )
     around.entities.update(found)
     _link(around, touching, relationship_weight)

@@ -148,7 +148,13 @@ class Retriever:
         walked, (naming_linked, linked_fetched) = await asyncio.gather(
             self._walk(tenant_key, walks, seeds, lexical, passage_hits, held, live, terms),
             signals.linked_passages(
-                self._chunks, tenant_key, linked[: settings.seeds], links, terms, lexical.stats
+                self._chunks,
+                tenant_key,
+                linked[: settings.seeds],
+                links,
+                terms,
+                lexical.stats,
+                limit=settings.per_signal,
             ),
         )
         held.update(walked.read_passages)

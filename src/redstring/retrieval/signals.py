@@ -130,6 +130,8 @@ async def linked_passages(
     links: Links,
     terms: Sequence[str],
     stats: LexicalCandidates | None,
+    *,
+    limit: int | None = None,
 ) -> tuple[list[ChunkId], dict[ChunkId, StoredChunk]]:
     """The passages naming the ``chosen`` linked entities, and the passages read.
 
@@ -137,10 +139,17 @@ async def linked_passages(
     BM25 over the question's terms that are not words of a linking name ("press",
     "publishes" for "Which press publishes Tides of Change?"), scored on each passage's own
     text with the corpus statistics of the lexical signal; then the stronger link, then id.
+
+    With a ``limit``, each entity's passages are read best first and cut in the store
+    (ADR 0039): the lexical candidates' own statistics rank them before any is read, so an
+    entity named in every passage costs ``limit`` passages, not the corpus.
     """
     if not chosen:
         return [], {}
-    naming = await asyncio.gather(*(chunks.get_by_entity(tenant, e) for e in chosen))
+    prefer = _ranked(_rest_of_question_candidates(links, terms, stats)) if limit else []
+    naming = await asyncio.gather(
+        *(chunks.get_by_entity(tenant, e, limit=limit, prefer=prefer) for e in chosen)
+    )
     link_rank: dict[ChunkId, int] = {}
     fetched: dict[ChunkId, StoredChunk] = {}
     for rank, found in enumerate(naming):
@@ -154,6 +163,28 @@ async def linked_passages(
     return ranking, fetched
 
 
+def _rest_words(links: Links, terms: Sequence[str]) -> list[str]:
+    """The question's terms that are not words of a linking name."""
+    name_words = {word for span in links.spans for word in tokenize(span.text)}
+    return [term for term in terms if term not in name_words]
+
+
+def _rest_of_question_candidates(
+    links: Links, terms: Sequence[str], stats: LexicalCandidates | None
+) -> dict[ChunkId, float]:
+    """BM25 of the lexical candidates for the rest of the question, from the statistics
+    alone (no passage read)."""
+    rest = _rest_words(links, terms)
+    if stats is None or not rest:
+        return {}
+    return {hit.chunk_id: hit.score for hit in bm25(stats, rest)}
+
+
+def _ranked(scores: Mapping[ChunkId, float]) -> list[ChunkId]:
+    """The chunks with a positive score, best first, then by id."""
+    return sorted((c for c, score in scores.items() if score > 0), key=lambda c: (-scores[c], c))
+
+
 def rest_of_question_scores(
     passages: Mapping[ChunkId, StoredChunk],
     links: Links,
@@ -161,8 +192,7 @@ def rest_of_question_scores(
     stats: LexicalCandidates | None,
 ) -> dict[ChunkId, float]:
     """BM25 of each passage for the question's terms outside the linking names."""
-    name_words = {word for span in links.spans for word in tokenize(span.text)}
-    rest = [term for term in terms if term not in name_words]
+    rest = _rest_words(links, terms)
     asked = set(rest)
     if stats is None or not rest or not passages:
         return {}

@@ -7,8 +7,8 @@ from collections.abc import Collection
 
 from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.chunks import StoredChunk, chunk_id
-from redstring.domain.ids import ChunkId, EntityId, SourceId, TenantId
-from redstring.domain.models import Entity, Provenance
+from redstring.domain.ids import ChunkId, EntityId, RelationshipId, SourceId, TenantId
+from redstring.domain.models import Entity, Provenance, Relationship
 from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.retrieval.neighbourhood import entity_node, passage_node, read_neighbourhood
 
@@ -94,3 +94,65 @@ async def test_the_rings_are_read_within_their_bounds_and_linked_both_ways() -> 
     first = stored[0]
     assert entity_node(seed_id) in around.links[passage_node(first.id)]
     assert passage_node(stored[29].id) in around.links[entity_node(seed_id)]
+
+
+class EdgeCountingGraph(InMemoryGraphStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.edges_read: list[int] = []
+
+    async def get_relationships_for(
+        self, tenant_id: TenantId, entity_ids: Collection[EntityId], *, among: bool = False
+    ) -> list[Relationship]:
+        found = await super().get_relationships_for(tenant_id, entity_ids, among=among)
+        self.edges_read.append(len(found))
+        return found
+
+
+async def test_a_hubs_edges_to_entities_not_read_are_never_read() -> None:
+    """A seed with 200 edges, one to the entity its passage names: the store is asked for
+    the edges among the entities read only (ADR 0039), so one edge comes back, not 200."""
+    chunks, graph = InMemoryChunkStore(), EdgeCountingGraph()
+    seed_id, named_id = EntityId(uuid.uuid4()), EntityId(uuid.uuid4())
+    far = [EntityId(uuid.uuid4()) for _ in range(199)]
+    text = "the seed and the named one"
+    passage = StoredChunk(
+        id=chunk_id("s.md", text),
+        source_id=SourceId("s.md"),
+        chunk_index=0,
+        text=text,
+        char_start=0,
+        char_end=len(text),
+        entity_ids=(seed_id, named_id),
+    )
+    await chunks.upsert_many(TENANT, [passage])
+    seed = Entity(
+        id=seed_id, type="Person", name="Seed", provenance=Provenance(chunk_ids=(passage.id,))
+    )
+    others = [Entity(id=e, type="Person", name=f"E{n}") for n, e in enumerate([named_id, *far])]
+    await graph.upsert_entities(TENANT, [seed, *others])
+    await graph.upsert_relationships(
+        TENANT,
+        [
+            Relationship(
+                id=RelationshipId(uuid.uuid4()), type="KNOWS", subject_id=seed_id, object_id=e
+            )
+            for e in [named_id, *far]
+        ],
+    )
+    around = await read_neighbourhood(
+        TENANT,
+        graph=graph,
+        chunks=chunks,
+        seeds=[seed],
+        held={},
+        seed_passages=[],
+        live={},
+        max_passages=8,
+        max_entities=12,
+        relationship_weight=1.0,
+    )
+    assert graph.edges_read == [1]
+    assert [(edge.subject_id, edge.object_id) for edge in around.relationships] == [
+        (seed_id, named_id)
+    ]
