@@ -8,6 +8,7 @@ the local offline embedding model and the offline extractor. See ``redstring con
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -168,7 +169,15 @@ async def _ingest(invocation: Invocation, found: Walk) -> IngestTally:
             finally:
                 if runtime.model_calls is not None:
                     tally.model_calls = runtime.model_calls.made
+        _tell(invocation, [await runtime.graph.vector_notice(invocation.tenant)])
         return tally
+
+
+def _tell(invocation: Invocation, notices: Sequence[str | None]) -> None:
+    """Print what the library said about how it answered (on stderr, so --json stays JSON)."""
+    for notice in notices:
+        if notice:
+            invocation.err.print(f"note: {notice}", markup=False, style="yellow")
 
 
 @command(
@@ -229,6 +238,7 @@ def query(
             return await runtime.graph.query(invocation.tenant, text, k=k)
 
     result = invocation.run(work())
+    _tell(invocation, result.notices)
     if invocation.json:
         invocation.emit_json(result)
     else:
@@ -251,6 +261,7 @@ def ask(
             return await runtime.graph.ask(invocation.tenant, question)
 
     answer = invocation.run(work())
+    _tell(invocation, answer.context.notices)
     if invocation.json:
         invocation.emit_json(answer)
         return
@@ -351,21 +362,27 @@ def delete_tenant(
 @command(
     app,
     "rebuild",
-    help="Replay the tenant's event log into fresh graph, vector and passage stores.",
+    help="Replay the tenant's event log into fresh graph, vector and passage stores.\n\n"
+    "Every passage and entity is embedded again with the configured --embedding-model: this "
+    "is how a tenant embedded with another model moves to it. No extraction model is called.",
 )
 def rebuild(invocation: Invocation) -> None:
-    async def work() -> int:
+    async def work() -> tuple[int, str]:
         async with open_tenant(invocation.settings, invocation.tenant) as runtime:
             with _progress(invocation) as progress:
                 progress.add_task("replaying the event log", total=None, current="")
                 replayed: int = await runtime.graph.rebuild(invocation.tenant)
-            return replayed
+            return replayed, runtime.graph.embeddings.model
 
-    replayed = invocation.run(work())
+    replayed, model = invocation.run(work())
     if invocation.json:
-        invocation.emit_json({"tenant": invocation.tenant, "events_replayed": replayed})
+        invocation.emit_json(
+            {"tenant": invocation.tenant, "events_replayed": replayed, "embedding_model": model}
+        )
     else:
-        invocation.out.print(f"rebuilt tenant {invocation.tenant}: {replayed} events replayed")
+        invocation.out.print(
+            f"rebuilt tenant {invocation.tenant}: {replayed} events replayed, embedded with {model}"
+        )
 
 
 # --- merges ------------------------------------------------------------------------------

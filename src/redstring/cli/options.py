@@ -261,6 +261,22 @@ _COMMON: list[inspect.Parameter] = [
             None,
         ),
         (
+            "embedding_model",
+            Annotated[
+                str | None,
+                typer.Option(
+                    "--embedding-model",
+                    help="minilm (the default: all-MiniLM-L6-v2), static (the 64-d model: "
+                    "fast, much weaker), a path to MiniLM's model.onnx, or "
+                    "package.module:factory for your own EmbeddingProvider. Changing it "
+                    "needs `redstring rebuild` for tenants embedded before.",
+                    rich_help_panel=CONNECTION,
+                    show_default=False,
+                ),
+            ],
+            None,
+        ),
+        (
             "config",
             Annotated[
                 Path | None,

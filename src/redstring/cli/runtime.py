@@ -1,7 +1,8 @@
 """Settings to a running ``KnowledgeGraph``: the command's composition, done once.
 
 The embedded default is PostgreSQL under the data directory (:mod:`redstring.cli.embedded`),
-the local offline embedding model and the offline extractor. ``--llm-base-url`` swaps the
+the offline MiniLM embedding model (``--embedding-model`` chooses another) and the offline
+extractor. ``--llm-base-url`` swaps the
 extractor for one model call per passage through the resilient provider; ``--postgres-dsn``,
 ``--neo4j-uri`` and ``--redis-url`` name other stores; ``--backend memory`` keeps everything
 in this process. Optional parts are imported only when a command needs them, so a missing
@@ -14,6 +15,7 @@ import importlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -32,7 +34,14 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.extractor import Extractor
 from redstring.ports.llm_provider import LlmProvider
 
-__all__ = ["Runtime", "describe_extractor", "open_graph", "open_tenant", "require_tenant"]
+__all__ = [
+    "Runtime",
+    "build_embeddings",
+    "describe_extractor",
+    "open_graph",
+    "open_tenant",
+    "require_tenant",
+]
 
 OFFLINE_EXTRACTOR = ("redstring.extraction.adapters.spacy", "SpacyExtractor")
 SWITCH_TO_LLM = (
@@ -182,18 +191,47 @@ def describe_extractor(extractor: Extractor | None) -> str:
     return f"{type(extractor).__name__} ({extractor.model})"
 
 
-def _local_embeddings() -> EmbeddingProvider:
+EMBEDDING_MODELS = ("minilm", "static")
+"""The embedding models ``--embedding-model`` names (besides a file path or a factory)."""
+
+
+def build_embeddings(settings: Settings) -> EmbeddingProvider:
+    """The embedding model the settings choose (ADR 0047).
+
+    ``embedding_model`` unset or ``minilm``: all-MiniLM-L6-v2 from its wheel; ``static``: the
+    64-dimension static model (about fifty times faster to embed, much weaker); a path to
+    MiniLM's ``model.onnx`` (its hash is checked); ``package.module:factory`` calls
+    ``factory()`` from your own code (an adapter of the EmbeddingProvider port).
+    """
+    choice = settings.embedding_model or "minilm"
+    if choice not in EMBEDDING_MODELS and ":" in choice and not Path(choice).exists():
+        module, _, name = choice.partition(":")
+        built = _load(module, name, purpose=f"the embedding model {choice}")()
+        if not isinstance(built, EmbeddingProvider):
+            raise ConfigError(
+                f"--embedding-model {choice} returned {type(built).__name__}, which is not an "
+                "EmbeddingProvider (model, dimension, async embed and embed_query)"
+            )
+        return built
+    if choice not in EMBEDDING_MODELS and not choice.endswith(".onnx"):
+        raise ConfigError(
+            f"--embedding-model {choice!r} is not one of: {', '.join(EMBEDDING_MODELS)}, a "
+            "path to MiniLM's model.onnx, or package.module:factory"
+        )
     try:
-        from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+        if choice == "static":
+            from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
+
+            return LocalStaticEmbeddingProvider.bundled()
+        from redstring.embeddings.adapters.onnx import OnnxEmbeddingProvider
+
+        if choice == "minilm":
+            return OnnxEmbeddingProvider.minilm()
+        return OnnxEmbeddingProvider.minilm_from(Path(choice).expanduser())
     except ImportError as error:
         raise UnavailableError(
-            f"the local embedding model needs the 'embeddings' extra: {error}"
-        ) from error
-    try:
-        return LocalStaticEmbeddingProvider.bundled()
-    except ImportError as error:
-        raise UnavailableError(
-            f"the local embedding model needs the 'embeddings' extra: {error}"
+            f"the embedding model {choice!r} needs the 'embeddings' extra "
+            f"(pip install 'redstring[embeddings]'): {error}"
         ) from error
 
 
@@ -240,7 +278,7 @@ async def open_graph(
             stack.push_async_callback(pooled.close)
             extractor = pooled
         counting = CountingExtractor(extractor) if extractor is not None else None
-        embeddings = _local_embeddings()
+        embeddings = build_embeddings(settings)
         schema = load_schema(settings.schema) if settings.schema is not None else DEFAULT_SCHEMA
         options: dict[str, Any] = {
             "extractor": counting,
@@ -313,6 +351,7 @@ async def _with_neo4j(
         chunks=on_postgres.chunks,
         events=on_postgres.events,
         passage_vectors=on_postgres.passage_vectors,
+        retired_vectors=on_postgres.retired_vectors,
         embeddings=embeddings,
         **options,
     )

@@ -39,6 +39,7 @@ SETTING_NAMES: dict[str, bool] = {
     "llm_timeout": False,
     "data_dir": False,
     "extractor": False,
+    "embedding_model": False,
     "schema": False,
     "chunk_chars": False,
     "max_document_chars": False,
@@ -89,6 +90,7 @@ class Settings:
     chunk_chars: int = 1200
     max_document_chars: int = 10_000_000
     db_idle_minutes: float = 30.0
+    embedding_model: str | None = None
     config_file: Path = field(default_factory=default_config_file)
     origins: Mapping[str, str] = field(default_factory=dict)
 
@@ -169,6 +171,7 @@ def resolve(
         chunk_chars=int(numbers["chunk_chars"]),
         max_document_chars=int(numbers["max_document_chars"]),
         db_idle_minutes=float(numbers["db_idle_minutes"]),
+        embedding_model=_text(values.get("embedding_model")),
         config_file=path,
         origins=origins,
     )

@@ -12,7 +12,16 @@ or let :meth:`KnowledgeGraph.in_memory` / :meth:`KnowledgeGraph.on_postgres` bui
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping
+import re
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
@@ -52,7 +61,9 @@ from redstring.ports.extractor import Extractor
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.llm_provider import LlmProvider
 from redstring.ports.vector_store import VectorStore
+from redstring.postgres.names import identifier
 from redstring.projections.projector import Projector
+from redstring.projections.vector_space import VectorSpace, space_key
 from redstring.retrieval import Answer, Answerer, QueryResult, RetrievalSettings, Retriever
 
 
@@ -61,7 +72,15 @@ def _tenant(value: str) -> TenantId:
 
 
 class KnowledgeGraph:
-    """Documents in, a multi-tenant knowledge graph out, built from ports."""
+    """Documents in, a multi-tenant knowledge graph out, built from ports.
+
+    The embedding model is part of every vector's identity (ADR 0047): ``vectors`` and
+    ``passage_vectors`` hold ``embeddings``' vectors, and the event log records, per tenant,
+    which model made them. A tenant whose vectors another model made is answered without
+    vector search (``QueryResult.notices`` says so) and gets no vectors of this model until
+    :meth:`rebuild` re-embeds it; ``retired_vectors`` are other models' stores, emptied of a
+    tenant when it is rebuilt or deleted.
+    """
 
     def __init__(
         self,
@@ -79,6 +98,7 @@ class KnowledgeGraph:
         passage_vectors: VectorStore | None = None,
         llm: LlmProvider | None = None,
         retrieval: RetrievalSettings | None = None,
+        retired_vectors: Sequence[VectorStore] = (),
     ) -> None:
         self.graph = graph
         self.vectors = vectors
@@ -92,6 +112,9 @@ class KnowledgeGraph:
         self.resolver: Resolver = resolver or EvidenceResolver()
         self.passage_vectors = passage_vectors
         self.llm = llm
+        self.retired_vectors = tuple(retired_vectors)
+        stores = [vectors] if passage_vectors is None else [vectors, passage_vectors]
+        self._space = VectorSpace(events, embeddings, stores)
         self._projector = Projector(
             graph=graph,
             vectors=vectors,
@@ -99,6 +122,8 @@ class KnowledgeGraph:
             events=events,
             embeddings=embeddings,
             passage_vectors=passage_vectors,
+            vector_space=self._space,
+            retired_vectors=self.retired_vectors,
         )
         self._retriever = Retriever(
             graph=graph,
@@ -109,6 +134,7 @@ class KnowledgeGraph:
             cache=cache,
             settings=retrieval,
             link_types=[spec.name for spec in schema.entity_types],
+            vector_space=self._space,
         )
         self._answerer = Answerer(self._retriever, llm)
         self._writer = GraphWriter(
@@ -188,16 +214,25 @@ class KnowledgeGraph:
         """All the PostgreSQL stores in one database, their schema ensured.
 
         ``dsn_or_pool`` is a DSN (the graph then owns a new pool and closes it) or an
-        ``asyncpg.Pool`` (left open). The vector tables' dimension is the embedding
-        provider's; passage vectors live in ``{prefix}passage_vectors``.
+        ``asyncpg.Pool`` (left open). Without ``embeddings`` it uses the offline MiniLM model,
+        as :meth:`in_memory` does (ADR 0032). Each embedding model has its own two vector
+        tables, ``{prefix}v<key>_vectors`` and ``{prefix}v<key>_passage_vectors``, ``<key>``
+        a hash of the model and its dimension (ADR 0047): switching models never mixes
+        vectors, and a tenant embedded with another model keeps working without vector
+        search until :meth:`rebuild` re-embeds it. The tables of other models under the same
+        prefix (and those of versions before 0047, ``{prefix}vectors`` and
+        ``{prefix}passage_vectors``) are emptied of a tenant when it is rebuilt or deleted.
+        ``prefix`` may have at most 22 characters.
         """
         from redstring.chunks.adapters.postgres import PostgresChunkStore
         from redstring.eventlog.adapters.postgres import PostgresEventLog
         from redstring.graph.adapters.postgres import PostgresGraphStore
         from redstring.postgres.pool import create_pool
-        from redstring.vector.adapters.pgvector import PgVectorStore
+        from redstring.vector.adapters.pgvector import PgVectorStore, vector_tables
 
-        provider = embeddings or _bundled_embeddings()
+        provider = embeddings or _minilm_embeddings()
+        identifier(prefix, what="table prefix", room=len(_LONGEST_VECTOR_TABLE_SUFFIX))
+        own = f"{prefix}{space_key(provider)}_"
         owns = isinstance(dsn_or_pool, str)
         pool: Any = (
             await create_pool(dsn_or_pool, min_size=1, max_size=max_connections)
@@ -206,12 +241,18 @@ class KnowledgeGraph:
         )
         try:
             graph = PostgresGraphStore(pool, prefix=prefix)
-            vectors = PgVectorStore(pool, dimension=provider.dimension, prefix=prefix)
+            vectors = PgVectorStore(pool, dimension=provider.dimension, prefix=own)
             chunks = PostgresChunkStore(pool, prefix=prefix)
             events = PostgresEventLog(pool, prefix=prefix)
-            passages = PgVectorStore(pool, dimension=provider.dimension, prefix=f"{prefix}passage_")
+            passages = PgVectorStore(pool, dimension=provider.dimension, prefix=f"{own}passage_")
             for store in (graph, vectors, chunks, events, passages):
                 await store.ensure_schema()
+            mine = {f"{own}vectors", f"{own}passage_vectors"}
+            retired = [
+                PgVectorStore(pool, dimension=dimension, prefix=name[: -len("vectors")])
+                for name, dimension in (await vector_tables(pool)).items()
+                if name not in mine and _model_vector_table(prefix).fullmatch(name)
+            ]
         except BaseException:
             if owns:
                 await pool.close()
@@ -230,6 +271,7 @@ class KnowledgeGraph:
             passage_vectors=passages,
             llm=llm,
             retrieval=retrieval,
+            retired_vectors=retired,
         )
         if owns:
             built._release.append(pool.close)
@@ -339,7 +381,9 @@ class KnowledgeGraph:
     async def rebuild(self, tenant: str) -> int:
         """Empty the tenant's projections and replay its log; returns the events replayed.
 
-        Calls no model: extraction results are in the log.
+        Calls no extraction model (its results are in the log); every passage and entity is
+        embedded again with this graph's embedding model, which is how a tenant embedded
+        with another model moves to this one (ADR 0047).
         """
         return await self._writer.rebuild(_tenant(tenant))
 
@@ -386,6 +430,12 @@ class KnowledgeGraph:
         labelled ``kind="extractive"``. With no relevant passage it says so.
         """
         return await self._answerer.ask(_tenant(tenant), question, depth=depth)
+
+    async def vector_notice(self, tenant: str) -> str | None:
+        """``None`` when the tenant's vectors are this graph's model's (or it has none yet);
+        else the notice its queries carry: vector search is off until :meth:`rebuild`."""
+        key = _tenant(tenant)
+        return None if await self._space.current(key) else self._space.stale_notice(key)
 
     async def merges(self, tenant: str) -> list[MergeInfo]:
         """Every merge recorded for the tenant, oldest first, with the rule and evidence."""
@@ -509,18 +559,21 @@ def _name(history: TenantHistory, entity_id: EntityId) -> str | None:
     return known.entity.name if known is not None else None
 
 
+_LONGEST_VECTOR_TABLE_SUFFIX = "v00000000_passage_vectors_entity_type_idx"
+"""The longest name ``on_postgres`` appends to its prefix: a model's passage-vector index."""
+
+
+def _model_vector_table(prefix: str) -> re.Pattern[str]:
+    """The names of the vector tables ``on_postgres`` makes under ``prefix``, any model's,
+    and those of the versions that kept one model's vectors in ``{prefix}vectors``."""
+    return re.compile(re.escape(prefix) + r"(v[0-9a-f]{8}_)?(passage_)?vectors")
+
+
 def _minilm_embeddings() -> EmbeddingProvider:
-    """MiniLM (ADR 0032), the default of a graph that keeps nothing."""
+    """MiniLM (ADR 0032), the default embedding model of every composition."""
     with _needs_the_embeddings_extra():
         from redstring.embeddings.adapters.onnx import OnnxEmbeddingProvider
     return OnnxEmbeddingProvider.minilm()
-
-
-def _bundled_embeddings() -> EmbeddingProvider:
-    """The 64-d static model: the default where stored vectors already have its dimension."""
-    with _needs_the_embeddings_extra():
-        from redstring.embeddings.adapters.local import LocalStaticEmbeddingProvider
-    return LocalStaticEmbeddingProvider.bundled()
 
 
 @contextmanager

@@ -917,7 +917,8 @@ class GraphWriter:
             return max(0, await self._finish_erasure(tenant) - 1)
 
     async def _finish_erasure(self, tenant: TenantId) -> int:
-        await self._projector.reset(tenant)
+        # The projector knows every store: passage vectors and retired models' too.
+        await self._projector.erase(tenant)
         erased = await self._events.delete_by_tenant(tenant)
         forgotten = self._histories.pop(tenant, None)
         if forgotten is not None:

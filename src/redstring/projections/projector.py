@@ -14,6 +14,12 @@ the state incremental projection reached (the property tests compare them).
 
 Consecutive entity writes and consecutive relationship writes are batched into one store
 call each, and every vector write of a page is embedded in one provider call.
+
+With a :class:`~redstring.projections.vector_space.VectorSpace`, vectors are written only
+while the tenant's vectors are that model's: a tenant embedded with another model keeps its
+graph and passages current and gets no vectors of a second model beside the first (ADR
+0047). ``rebuild`` (:meth:`Projector.reset`, then a replay) re-embeds it with this model and
+empties the ``retired`` vector stores (other models' tables) of it.
 """
 
 from __future__ import annotations
@@ -50,14 +56,13 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import ENTITY_TYPE_KEY, VectorStore
+from redstring.projections.checkpoints import PROJECTIONS
 from redstring.projections.embedding import embed_each
 from redstring.projections.passage_vectors import (
     forget_passage_vectors,
     project_passage_vectors,
 )
-
-CHECKPOINT = "projections"
-"""The checkpoint name under which the three store projections record their position."""
+from redstring.projections.vector_space import VectorSpace
 
 PageObserver = Callable[[Sequence[StoredEvent]], Awaitable[None] | None]
 
@@ -86,6 +91,8 @@ class _Page:
     relationships: dict[str, Relationship] = field(default_factory=dict)
     vector_texts: dict[EntityId, tuple[str, dict[str, JsonValue]]] = field(default_factory=dict)
     vector_deletes: set[EntityId] = field(default_factory=set)
+    embeds: bool = True
+    """False while the tenant's vectors are another model's: no vector is written."""
 
 
 class Projector:
@@ -101,7 +108,12 @@ class Projector:
         embeddings: EmbeddingProvider,
         passage_vectors: VectorStore | None = None,
         page_size: int = 500,
+        vector_space: VectorSpace | None = None,
+        retired_vectors: Sequence[VectorStore] = (),
     ) -> None:
+        """``vector_space`` records which model's vectors the stores hold (``None``: the
+        stores are trusted to hold this model's); ``retired_vectors`` are stores of other
+        models, emptied of a tenant when it is rebuilt or deleted."""
         self._graph = graph
         self._vectors = vectors
         self._chunks = chunks
@@ -109,6 +121,8 @@ class Projector:
         self._embeddings = embeddings
         self._passage_vectors = passage_vectors
         self._page_size = page_size
+        self._space = vector_space
+        self._retired = tuple(retired_vectors)
 
     async def catch_up(
         self, tenant: TenantId, *, after: int | None = None, observer: PageObserver | None = None
@@ -119,9 +133,10 @@ class Projector:
         the checkpoint (events up to the checkpoint are shown but not re-applied), so a
         caller folding the same log shares the reads.
         """
-        checkpoint = await self._events.checkpoint(tenant, CHECKPOINT)
+        checkpoint = await self._events.checkpoint(tenant, PROJECTIONS)
         position = checkpoint if after is None else min(after, checkpoint)
         applied = 0
+        embeds: bool | None = None
         while True:
             page = await self._events.read(tenant, after=position, limit=self._page_size)
             if not page:
@@ -132,23 +147,47 @@ class Projector:
                     await result
             fresh = [stored for stored in page if stored.position > checkpoint]
             if fresh:
-                await self._apply(tenant, fresh)
+                if embeds is None:
+                    embeds = await self._embeds(tenant, checkpoint)
+                await self._apply(tenant, fresh, embeds=embeds)
                 checkpoint = fresh[-1].position
-                await self._events.save_checkpoint(tenant, CHECKPOINT, checkpoint)
+                await self._events.save_checkpoint(tenant, PROJECTIONS, checkpoint)
                 applied += len(fresh)
             position = page[-1].position
 
     async def reset(self, tenant: TenantId) -> None:
-        """Empty the tenant's projections and rewind its checkpoint, ready for a replay."""
+        """Empty the tenant's projections (other models' vector stores too) and rewind its
+        checkpoint, ready for a replay that embeds with this projector's model."""
+        await self.erase(tenant)
+        await self._events.save_checkpoint(tenant, PROJECTIONS, 0)
+        if self._space is not None:
+            await self._space.restart(tenant)
+
+    async def erase(self, tenant: TenantId) -> None:
+        """Delete everything the projections hold of the tenant: graph, passages and the
+        vectors of every store, retired models' included. Leaves the log and checkpoints."""
         await self._graph.delete_by_tenant(tenant)
-        await self._vectors.delete_by_tenant(tenant)
         await self._chunks.delete_by_tenant(tenant)
+        await self._delete_vectors(tenant)
+
+    async def vectors_current(self, tenant: TenantId) -> bool:
+        """True when the tenant's vector stores hold this model's vectors (or none yet)."""
+        return True if self._space is None else await self._space.current(tenant)
+
+    async def _embeds(self, tenant: TenantId, checkpoint: int) -> bool:
+        return True if self._space is None else await self._space.enter(tenant, checkpoint)
+
+    async def _delete_vectors(self, tenant: TenantId) -> None:
+        await self._vectors.delete_by_tenant(tenant)
         if self._passage_vectors is not None:
             await self._passage_vectors.delete_by_tenant(tenant)
-        await self._events.save_checkpoint(tenant, CHECKPOINT, 0)
+        for retired in self._retired:
+            await retired.delete_by_tenant(tenant)
 
-    async def _apply(self, tenant: TenantId, page: Sequence[StoredEvent]) -> None:
-        pending = _Page()
+    async def _apply(
+        self, tenant: TenantId, page: Sequence[StoredEvent], *, embeds: bool = True
+    ) -> None:
+        pending = _Page(embeds=embeds)
         for stored in page:
             event = decode(stored)
             if isinstance(event, EntityEvidenceAdded | RelationshipSupportAdded):
@@ -183,17 +222,13 @@ class Projector:
         elif isinstance(event, SourceIngested):
             before = await self._source_chunk_ids(tenant, event.source_id)
             await self._chunks.replace_source(tenant, event.source_id, event.chunks)
-            await self._project_passages(tenant, before, event.chunks)
+            await self._project_passages(tenant, before, event.chunks, pending)
         elif isinstance(event, SourceDeleted):
             before = await self._source_chunk_ids(tenant, event.source_id)
             await self._chunks.delete_by_source(tenant, event.source_id)
-            await self._project_passages(tenant, before, [])
+            await self._project_passages(tenant, before, [], pending)
         elif isinstance(event, TenantDeleted):
-            await self._graph.delete_by_tenant(tenant)
-            await self._vectors.delete_by_tenant(tenant)
-            await self._chunks.delete_by_tenant(tenant)
-            if self._passage_vectors is not None:
-                await self._passage_vectors.delete_by_tenant(tenant)
+            await self.erase(tenant)
             pending.vector_texts.clear()
             pending.vector_deletes.clear()
 
@@ -204,7 +239,11 @@ class Projector:
         return {chunk.id for chunk in await self._chunks.get_by_source(tenant, source)}
 
     async def _project_passages(
-        self, tenant: TenantId, before: set[ChunkId], after: Sequence[StoredChunk]
+        self,
+        tenant: TenantId,
+        before: set[ChunkId],
+        after: Sequence[StoredChunk],
+        pending: _Page,
     ) -> None:
         """Embed the source's passages and forget its removed ones.
 
@@ -212,7 +251,7 @@ class Projector:
         the chunk write and this one leaves the chunks looking current on replay, and a
         vector is written by key, so writing it again is harmless.
         """
-        if self._passage_vectors is None:
+        if self._passage_vectors is None or not pending.embeds:
             return
         kept = {chunk.id for chunk in after}
         await forget_passage_vectors(self._passage_vectors, tenant, before - kept)
@@ -282,11 +321,15 @@ class Projector:
             await self._graph.upsert_entities(tenant, entities)
 
     def _vector_upsert(self, pending: _Page, entity: Entity, names: Sequence[str]) -> None:
+        if not pending.embeds:
+            return
         pending.vector_deletes.discard(entity.id)
         metadata: dict[str, JsonValue] = {ENTITY_TYPE_KEY: entity.type, "name": entity.name}
         pending.vector_texts[entity.id] = (entity_text(entity, names), metadata)
 
     def _vector_delete(self, pending: _Page, entity_id: EntityId) -> None:
+        if not pending.embeds:
+            return
         pending.vector_texts.pop(entity_id, None)
         pending.vector_deletes.add(entity_id)
 

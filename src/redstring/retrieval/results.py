@@ -85,7 +85,9 @@ class QueryResult(_Result):
     """The fused evidence for one question, best first in each list.
 
     ``signal_hits`` says how many items each signal produced (a signal that is not
-    configured, such as passage vectors without a passage store, is absent).
+    configured, such as passage vectors without a passage store, is absent). ``notices``
+    are what the caller should be told about how the answer was found, e.g. that vector
+    search was off because the tenant's vectors were made by another embedding model.
     """
 
     tenant_id: TenantId
@@ -94,6 +96,7 @@ class QueryResult(_Result):
     entities: tuple[RetrievedEntity, ...]
     relationships: tuple[RetrievedRelationship, ...]
     signal_hits: dict[str, int]
+    notices: tuple[str, ...] = ()
 
     def passage(self, marker: str) -> RetrievedPassage | None:
         """The passage cited as ``marker`` (``"P1"``), or ``None``."""

@@ -14,7 +14,9 @@ The steps of :meth:`Retriever.query`, each in its own module:
    the order their sentences match the question, relationships with cited evidence.
 
 A query makes no model call: the only model is the embedding provider's ``embed_query``, and
-with a ``Cache`` its vector is cached by model and text.
+with a ``Cache`` its vector is cached by model and text. With a
+:class:`~redstring.projections.vector_space.VectorSpace`, a tenant whose vectors another model
+made is answered without the two vector signals, and the result says so (ADR 0047).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
+from redstring.projections.vector_space import VectorSpace
 from redstring.retrieval import signals
 from redstring.retrieval.assembly import (
     by_sentence,
@@ -89,9 +92,12 @@ class Retriever:
         cache: Cache | None = None,
         settings: RetrievalSettings | None = None,
         link_types: Collection[str] | None = None,
+        vector_space: VectorSpace | None = None,
     ) -> None:
         """``link_types`` are the entity types the ``names`` signal looks question names up
-        as (``None``: the types of :data:`~redstring.domain.schema.DEFAULT_SCHEMA`)."""
+        as (``None``: the types of :data:`~redstring.domain.schema.DEFAULT_SCHEMA`);
+        ``vector_space`` says whether a tenant's vectors are this model's (``None``: they
+        are taken to be)."""
         self._graph = graph
         self._vectors = vectors
         self._chunks = chunks
@@ -99,6 +105,7 @@ class Retriever:
         self._passage_vectors = passage_vectors
         self._cache = cache
         self._settings = settings or RetrievalSettings()
+        self._space = vector_space
         self._link_types = frozenset(
             (spec.name for spec in DEFAULT_SCHEMA.entity_types)
             if link_types is None
@@ -137,7 +144,7 @@ class Retriever:
         settings = self._settings
         walks = depth > 0 and self._runs(GRAPH)
         terms = query_terms(text)
-        entity_hits, passage_hits, lexical, links = await self._first_round(
+        (entity_hits, passage_hits, stale), lexical, links = await self._first_round(
             tenant_key, text, terms, wanted
         )
         linked = links.entities
@@ -221,6 +228,7 @@ class Retriever:
             ),
             relationships=relationships,
             signal_hits=signal_hits,
+            notices=(self._space.stale_notice(tenant_key),) if stale and self._space else (),
         )
 
     async def query_vector(self, text: str) -> list[float]:
@@ -248,26 +256,41 @@ class Retriever:
 
     async def _first_round(
         self, tenant: TenantId, text: str, terms: Sequence[str], wanted: frozenset[str] | None
-    ) -> tuple[list[EntityId], list[ChunkId], signals.Lexical, Links]:
-        """Entity vectors, passage vectors, BM25 and name links, read concurrently."""
+    ) -> tuple[tuple[list[EntityId], list[ChunkId], bool], signals.Lexical, Links]:
+        """Entity and passage vectors (with whether they were off as another model's),
+        BM25 and name links, read concurrently."""
         settings = self._settings
-        dense = self._passage_vectors is not None and self._runs(PASSAGE_VECTOR)
-        vector = await self.query_vector(text) if self._runs(ENTITY_VECTOR) or dense else []
         types = self._link_types if wanted is None else self._link_types & wanted
 
-        async def entity_hits() -> list[EntityId]:
-            if not self._runs(ENTITY_VECTOR):
-                return []
-            return await signals.entity_hits(
-                self._vectors, tenant, vector, wanted=wanted, terms=terms, limit=settings.per_signal
-            )
+        async def dense() -> tuple[list[EntityId], list[ChunkId], bool]:
+            passages = self._passage_vectors is not None and self._runs(PASSAGE_VECTOR)
+            if not (passages or self._runs(ENTITY_VECTOR)):
+                return [], [], False
+            if self._space is not None and not await self._space.current(tenant):
+                return [], [], True
+            vector = await self.query_vector(text)
 
-        async def passage_hits() -> list[ChunkId]:
-            if self._passage_vectors is None or not dense:
-                return []
-            return await signals.passage_hits(
-                self._passage_vectors, tenant, vector, limit=settings.per_signal
-            )
+            async def entity_hits() -> list[EntityId]:
+                if not self._runs(ENTITY_VECTOR):
+                    return []
+                return await signals.entity_hits(
+                    self._vectors,
+                    tenant,
+                    vector,
+                    wanted=wanted,
+                    terms=terms,
+                    limit=settings.per_signal,
+                )
+
+            async def passage_hits() -> list[ChunkId]:
+                if self._passage_vectors is None or not passages:
+                    return []
+                return await signals.passage_hits(
+                    self._passage_vectors, tenant, vector, limit=settings.per_signal
+                )
+
+            found_entities, found_passages = await asyncio.gather(entity_hits(), passage_hits())
+            return found_entities, found_passages, False
 
         async def lexical() -> signals.Lexical:
             if not self._runs(LEXICAL):
@@ -285,7 +308,7 @@ class Retriever:
                 return signals.NO_LINKS
             return await signals.name_links(self._graph, tenant, text, types)
 
-        return await asyncio.gather(entity_hits(), passage_hits(), lexical(), links())
+        return await asyncio.gather(dense(), lexical(), links())
 
     async def _seeds(
         self,

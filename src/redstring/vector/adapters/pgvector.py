@@ -25,9 +25,10 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorMatch, VectorRecord, validate_search, validate_vector
 from redstring.ports.text_arguments import checks_text_arguments
 from redstring.ports.vector_store import entity_type_of
+from redstring.postgres.names import identifier
 from redstring.postgres.pool import PostgresStore, affected
 
-__all__ = ["PgVectorStore"]
+__all__ = ["PgVectorStore", "vector_tables"]
 
 
 @checks_text_arguments()
@@ -243,3 +244,27 @@ class PgVectorStore(PostgresStore):
             f"DELETE FROM {self._table} WHERE tenant_id = $1", tenant_id
         )
         return affected(status)
+
+
+async def vector_tables(pool: asyncpg.Pool, *, schema: str = "public") -> dict[str, int]:
+    """Every table of ``schema`` shaped like a :class:`PgVectorStore`'s, by name, with its
+    dimension: those with an ``embedding`` column of type ``vector(n)``.
+
+    A store over one of them is ``PgVectorStore(pool, dimension=n, prefix=name[:-7])`` (the
+    table is ``{prefix}vectors``). Lets a composition find the tables of other embedding
+    models it must keep tenants' rows out of (ADR 0047).
+    """
+    rows = await pool.fetch(
+        """
+        SELECT c.relname AS name, a.atttypmod AS dimension
+        FROM pg_attribute AS a
+        JOIN pg_class AS c ON c.oid = a.attrelid
+        JOIN pg_namespace AS n ON n.oid = c.relnamespace
+        JOIN pg_type AS t ON t.oid = a.atttypid
+        WHERE n.nspname = $1 AND c.relkind = 'r' AND a.attname = 'embedding'
+          AND t.typname = 'vector' AND NOT a.attisdropped AND c.relname LIKE '%vectors'
+        ORDER BY c.relname
+        """,
+        identifier(schema, what="schema name"),
+    )
+    return {str(row["name"]): int(row["dimension"]) for row in rows if row["dimension"] > 0}
