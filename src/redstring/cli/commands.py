@@ -177,7 +177,7 @@ def _tell(invocation: Invocation, notices: Sequence[str | None]) -> None:
     """Print what the library said about how it answered (on stderr, so --json stays JSON)."""
     for notice in notices:
         if notice:
-            invocation.err.print(f"note: {notice}", markup=False, style="yellow")
+            invocation.err.print(f"note: {notice}", markup=False, style="yellow", soft_wrap=True)
 
 
 @command(

@@ -393,3 +393,34 @@ def test_a_mistyped_tenant_names_the_tenants_that_exist(workdir: Path, data_dir:
     assert "t" in listed
     good = _process(workdir, data_dir, "ask", "Who works for Remington Rand?", "--tenant", "t")
     assert good.exit_code == 0, good
+
+
+def test_a_tenant_embedded_with_another_model_says_to_rebuild_until_it_is(
+    workdir: Path, data_dir: Path
+) -> None:
+    """Ingested with ``--embedding-model static``, asked with the default (MiniLM): the
+    answer still comes (BM25, names, graph), a note on stderr says to rebuild, ``--json``
+    stays JSON with the note in it; after ``rebuild`` the note is gone (ADR 0047)."""
+    tenant = "models"
+    ingested = _process(
+        workdir, data_dir, "ingest", "docs", "--tenant", tenant, "--embedding-model", "static"
+    )
+    assert ingested.exit_code == 0, ingested
+    asked = _process(workdir, data_dir, "query", "Who works for Analytical Society?",
+                     "--tenant", tenant, "--json")  # fmt: skip
+    assert asked.exit_code == 0, asked
+    result = json.loads(asked.stdout)
+    assert any(p["source_id"] == "docs/a.md" for p in result["passages"])
+    assert result["signal_hits"]["passage_vector"] == 0
+    assert "rebuild" in asked.stderr
+    assert "--tenant models" in asked.stderr
+    assert result["notices"]
+    rebuilt = _process(workdir, data_dir, "rebuild", "--tenant", tenant)
+    assert rebuilt.exit_code == 0, rebuilt
+    assert "all-MiniLM-L6-v2" in rebuilt.stdout
+    again = _process(workdir, data_dir, "query", "Who works for Analytical Society?",
+                     "--tenant", tenant, "--json")  # fmt: skip
+    assert again.exit_code == 0, again
+    assert json.loads(again.stdout)["notices"] == []
+    assert json.loads(again.stdout)["signal_hits"]["passage_vector"] > 0
+    assert "rebuild" not in again.stderr

