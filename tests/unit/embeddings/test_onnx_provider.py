@@ -128,3 +128,24 @@ class TestOnnxProviderSpecifics:
         )
         assert provider.model == "onnx/my-minilm"
         assert provider.dimension == 384
+
+
+def test_a_command_that_never_embeds_never_loads_the_runtime() -> None:
+    """``minilm()`` checks its files and knows its dimension, but onnxruntime is imported
+    and the session built only by the first embedding (every CLI command builds the
+    provider; ``stats`` or ``sources`` then skip a second of loading)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, asyncio\n"
+        "from redstring.embeddings.adapters.onnx import OnnxEmbeddingProvider\n"
+        "p = OnnxEmbeddingProvider.minilm()\n"
+        "print(p.dimension, 'onnxruntime' in sys.modules)\n"
+        "asyncio.run(p.embed(['one text']))\n"
+        "print('onnxruntime' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.split() == ["384", "False", "True"]

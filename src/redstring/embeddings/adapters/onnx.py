@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,36 +105,54 @@ class OnnxEmbeddingProvider:
         max_tokens: int = 256,
         batch_size: int = 32,
         threads: int = 1,
+        dimension: int | None = None,
     ) -> None:
-        """Load the two files now (about half a second for MiniLM).
+        """Check the two files now; load them now, or at the first embedding when
+        ``dimension`` is given (about a second for MiniLM, which a command that never embeds
+        then does not pay).
 
         ``model`` is the provenance the vectors carry (``provider/name``); ``threads`` is the
         number of cores one forward pass may use.
         """
-        import numpy
-        import onnxruntime
-        from tokenizers import Tokenizer
-
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 8:
             raise InvalidArgumentError(f"max_tokens is {max_tokens!r}: pass an int of 8 or more")
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise InvalidArgumentError(f"threads is {threads!r}: pass a positive int")
-        model_path = _checked(files.model, files.model_sha256, "model")
-        tokenizer_path = _checked(files.tokenizer, files.tokenizer_sha256, "tokenizer")
+        self._paths = (
+            _checked(files.model, files.model_sha256, "model"),
+            _checked(files.tokenizer, files.tokenizer_sha256, "tokenizer"),
+        )
         self._model = check_model_name(model)
         self._batch_size = check_batch_size(batch_size)
-        self._np: Any = numpy
-        self._tokenizer: Any = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session: Any = onnxruntime.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        self._max_tokens = max_tokens
+        self._threads = threads
+        self._loading = threading.Lock()
+        self._loaded: tuple[Any, Any, Any, frozenset[str]] | None = None
+        self._dimension = (
+            int(self._encode(["dimension probe"]).shape[1]) if dimension is None else dimension
         )
-        self._inputs = {item.name for item in self._session.get_inputs()}
-        self._dimension = int(self._encode(["dimension probe"]).shape[1])
+
+    def _load(self) -> tuple[Any, Any, Any, frozenset[str]]:
+        """numpy, the tokenizer, the session and its input names, built once."""
+        with self._loading:
+            if self._loaded is None:
+                import numpy
+                import onnxruntime
+                from tokenizers import Tokenizer
+
+                model_path, tokenizer_path = self._paths
+                tokenizer: Any = Tokenizer.from_file(str(tokenizer_path))
+                tokenizer.no_padding()
+                tokenizer.enable_truncation(max_length=self._max_tokens)
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                session: Any = onnxruntime.InferenceSession(
+                    str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                inputs = frozenset(item.name for item in session.get_inputs())
+                self._loaded = (numpy, tokenizer, session, inputs)
+            return self._loaded
 
     @classmethod
     def minilm(cls, *, batch_size: int = 32, threads: int = 1) -> OnnxEmbeddingProvider:
@@ -159,7 +178,13 @@ class OnnxEmbeddingProvider:
             model_sha256=MINILM.model_sha256,
             tokenizer_sha256=MINILM.tokenizer_sha256,
         )
-        return cls(files, model=_pinned_name(MINILM), batch_size=batch_size, threads=threads)
+        return cls(
+            files,
+            model=_pinned_name(MINILM),
+            batch_size=batch_size,
+            threads=threads,
+            dimension=MINILM.dimension,
+        )
 
     @classmethod
     def from_files(
@@ -220,8 +245,8 @@ class OnnxEmbeddingProvider:
 
     def _encode(self, texts: list[str]) -> Any:
         """Unit vectors for ``texts`` (a numpy array, one row per text, in order)."""
-        np = self._np
-        encodings = self._tokenizer.encode_batch(texts)
+        np, tokenizer, session, inputs = self._loaded or self._load()
+        encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda index: len(encodings[index].ids))
         rows: dict[int, Any] = {}
         # Sorting by length keeps each forward pass to texts of similar length.
@@ -235,9 +260,9 @@ class OnnxEmbeddingProvider:
                 ids[row, : len(tokens)] = tokens
                 mask[row, : len(tokens)] = 1
             feed = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
+            if "token_type_ids" in inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
-            states = self._session.run(None, feed)[0]
+            states = session.run(None, feed)[0]
             weights = mask[:, :, None].astype(np.float32)
             pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
