@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from redstring.domain.chunk_ranking import query_terms, tokenize
 
-__all__ = ["ScoredSentence", "score_sentences", "sentences"]
+__all__ = ["ScoredSentence", "blocks", "score_sentences", "sentences"]
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|\n\s*\n")
 _HEADING = re.compile(r"^[ \t]*#+[ \t].*$", re.MULTILINE)
 _ABBREVIATION = re.compile(
@@ -49,13 +50,24 @@ def sentences(text: str) -> list[str]:
     return pieces
 
 
+def blocks(text: str) -> list[str]:
+    """``text`` cut at blank lines: its paragraphs, list items, code lines and headings, as
+    a document converted to text lays them out (empty pieces dropped)."""
+    return [piece for piece in _BLANK_LINE.split(text) if piece.strip()]
+
+
 @dataclass(frozen=True)
 class ScoredSentence:
-    """One sentence of the passage at ``rank`` (0 is the best), and its score."""
+    """One sentence of the passage at ``rank`` (0 is the best), and its score.
+
+    ``block`` numbers the passage's blocks (:func:`blocks`): sentences of one paragraph,
+    list item or code line share it.
+    """
 
     rank: int
     text: str
     score: float
+    block: int = 0
 
 
 def score_sentences(
@@ -70,20 +82,23 @@ def score_sentences(
     With ``stem``, words are compared by their stems ("raises" holds "raise").
     """
     candidates = [
-        (rank, sentence) for rank, text in enumerate(passages) for sentence in sentences(text)
+        (rank, block, sentence)
+        for rank, text in enumerate(passages)
+        for block, piece in enumerate(blocks(text))
+        for sentence in sentences(piece)
     ]
     if not candidates:
         return []
     same = stem or _itself
     asked = {same(word) for word in query_terms(question)}
-    held = [{same(word) for word in tokenize(sentence)} & asked for _, sentence in candidates]
+    held = [{same(word) for word in tokenize(sentence)} & asked for _, _, sentence in candidates]
     frequency = Counter(word for words in held for word in words)
     total = len(candidates)
     weight = {
         word: math.log(1.0 + (total - count + 0.5) / (count + 0.5))
         for word, count in frequency.items()
     }
-    lengths = [len(tokenize(sentence)) or 1 for _, sentence in candidates]
+    lengths = [len(tokenize(sentence)) or 1 for _, _, sentence in candidates]
     mean = sum(lengths) / len(lengths)
     return [
         ScoredSentence(
@@ -91,8 +106,9 @@ def score_sentences(
             text=sentence,
             score=sum(weight[word] for word in words)
             / ((1.0 + 0.25 * rank) * (0.5 + 0.5 * length / mean)),
+            block=block,
         )
-        for (rank, sentence), words, length in zip(candidates, held, lengths, strict=True)
+        for (rank, block, sentence), words, length in zip(candidates, held, lengths, strict=True)
     ]
 
 
