@@ -431,6 +431,39 @@ class RetrievalBehaviour:
         await cached.query(TENANT, "Lovelace")
         assert embeddings.query_calls == 2
 
+    async def test_the_last_query_vectors_are_kept_in_the_process(self) -> None:
+        """Without a cache a question asked again is not embedded again while it is among
+        the last ``query_vectors_kept``; the oldest is forgotten first; 0 keeps none."""
+        stores = await self.stores()
+        embeddings = WordVectors()
+        await write_world(stores, embeddings)
+
+        def retriever(kept: int) -> Retriever:
+            return Retriever(
+                graph=stores.graph,
+                vectors=stores.vectors,
+                chunks=stores.chunks,
+                embeddings=embeddings,
+                settings=RetrievalSettings(query_vectors_kept=kept),
+            )
+
+        two = retriever(2)
+        for question in ("Babbage", "Lovelace", "Babbage"):
+            await two.query(TENANT, question)
+        assert embeddings.query_calls == 2
+        await two.query(TENANT, "London")  # forgets Lovelace, the least recently asked
+        await two.query(TENANT, "Babbage")
+        assert embeddings.query_calls == 3
+        await two.query(TENANT, "Lovelace")
+        assert embeddings.query_calls == 4
+        vector = await two.query_vector("Babbage")
+        vector[0] += 1.0
+        assert await two.query_vector("Babbage") != vector
+        none = retriever(0)
+        await none.query(TENANT, "Babbage")
+        await none.query(TENANT, "Babbage")
+        assert embeddings.query_calls == 6
+
     async def test_ask_with_a_model_keeps_only_citations_of_the_context(self) -> None:
         """One model call; a citation naming no passage of the context is dropped and
         counted, the rest point at the context's passages."""

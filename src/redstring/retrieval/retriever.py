@@ -25,6 +25,7 @@ import asyncio
 import hashlib
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 
 from redstring.domain.chunk_ranking import query_terms
@@ -106,6 +107,7 @@ class Retriever:
         self._cache = cache
         self._settings = settings or RetrievalSettings()
         self._space = vector_space
+        self._kept: OrderedDict[str, list[float]] = OrderedDict()
         self._link_types = frozenset(
             (spec.name for spec in DEFAULT_SCHEMA.entity_types)
             if link_types is None
@@ -232,14 +234,28 @@ class Retriever:
         )
 
     async def query_vector(self, text: str) -> list[float]:
-        """The query-side embedding of ``text``, from the cache when one holds it.
+        """The query-side embedding of ``text``: from this process's last
+        ``query_vectors_kept``, else from the cache when one holds it, else embedded.
 
-        Cached under the embedding model and a SHA-256 of the text, so a model change never
-        reuses another model's vector. A cached value of the wrong shape is recomputed.
+        Kept and cached under the embedding model and a SHA-256 of the text, so a model
+        change never reuses another model's vector. A cached value of the wrong shape is
+        recomputed. A copy is returned: the caller may change it.
         """
+        digest = hashlib.sha256(f"{self._embeddings.model}\x1f{text}".encode()).hexdigest()
+        kept = self._kept.get(digest)
+        if kept is not None:
+            self._kept.move_to_end(digest)
+            return list(kept)
+        vector = await self._cached_or_embedded(digest, text)
+        if self._settings.query_vectors_kept > 0:
+            self._kept[digest] = list(vector)
+            while len(self._kept) > self._settings.query_vectors_kept:
+                self._kept.popitem(last=False)
+        return vector
+
+    async def _cached_or_embedded(self, digest: str, text: str) -> list[float]:
         if self._cache is None:
             return (await self._embeddings.embed_query([text]))[0]
-        digest = hashlib.sha256(f"{self._embeddings.model}\x1f{text}".encode()).hexdigest()
         key = QUERY_VECTOR_KEY_PREFIX + digest
         cached = await self._cache.get(key)
         if cached is not None:
