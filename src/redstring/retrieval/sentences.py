@@ -27,10 +27,11 @@ _ABBREVIATION = re.compile(
 )
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, *, headings: bool = False) -> list[str]:
     """``text`` cut into sentences: after ``.``, ``!`` or ``?`` before a capital or a digit,
     and at blank lines; Markdown heading lines are left out (a title restates the question
-    rather than answering it); whitespace collapsed, empty pieces dropped.
+    rather than answering it), or with ``headings`` kept as pieces of their own, ``#`` marks
+    and all; whitespace collapsed, empty pieces dropped.
 
     A full stop after a title, a common abbreviation or a single capital ("Dr. Okafor",
     "A. Okafor", "Acme Ltd. Its") does not end a sentence: at worst two sentences stay
@@ -38,7 +39,8 @@ def sentences(text: str) -> list[str]:
     """
     pieces: list[str] = []
     joined = False
-    for piece in _SENTENCE_END.split(_HEADING.sub("\n\n", text)):
+    apart = (lambda found: f"\n\n{found.group(0)}\n\n") if headings else "\n\n"
+    for piece in _SENTENCE_END.split(_HEADING.sub(apart, text)):
         piece = " ".join(piece.split())
         if not piece:
             continue
@@ -71,7 +73,11 @@ class ScoredSentence:
 
 
 def score_sentences(
-    question: str, passages: Sequence[str], *, stem: Callable[[str], str] | None = None
+    question: str,
+    passages: Sequence[str],
+    *,
+    stem: Callable[[str], str] | None = None,
+    headings: bool = False,
 ) -> list[ScoredSentence]:
     """Every sentence of ``passages`` (best passage first), in order, scored for ``question``.
 
@@ -79,13 +85,14 @@ def score_sentences(
     inverse frequency among all the sentences, divided by ``1 + 0.25 * rank`` of its passage
     and, as BM25 normalises documents, by ``0.5 + 0.5 * length / mean length`` (a long
     sentence holds more words by chance). A sentence holding no question word scores 0.
-    With ``stem``, words are compared by their stems ("raises" holds "raise").
+    With ``stem``, words are compared by their stems ("raises" holds "raise"); with
+    ``headings``, Markdown headings are scored as sentences too (:func:`sentences`).
     """
     candidates = [
         (rank, block, sentence)
         for rank, text in enumerate(passages)
         for block, piece in enumerate(blocks(text))
-        for sentence in sentences(piece)
+        for sentence in sentences(piece, headings=headings)
     ]
     if not candidates:
         return []

@@ -43,10 +43,11 @@ def content_words(text: str) -> set[str]:
 
 
 def is_heading(sentence: str) -> bool:
-    """A title rather than a statement: it ends with a pilcrow (Sphinx headings), or it is
-    a short run of words with no closing punctuation."""
+    """A title rather than a statement: a Markdown heading (``## ...``, as the document
+    readers write titles), a line ending with a pilcrow (Sphinx), or a short run of words
+    with no closing punctuation."""
     text = sentence.rstrip()
-    if text.endswith("\u00b6"):
+    if text.endswith("\u00b6") or text.lstrip().startswith("#"):
         return True
     return bool(text) and text[-1] not in _CLOSING and len(text.split()) <= _HEADING_WORDS
 

@@ -98,6 +98,7 @@ def _is_term(text: str) -> bool:
     return (
         any(character.isalpha() for character in stripped)
         and "://" not in stripped
+        and not stripped.startswith("#")
         and not stripped.endswith("\u00b6")
         and stripped[-1] not in ".!?:;"
         and len(stripped.split()) <= _TERM_WORDS
