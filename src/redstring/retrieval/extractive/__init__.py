@@ -66,7 +66,9 @@ def answer_sentences(
     list_limit: int = 8,
 ) -> list[QuotedSentence]:
     """The sentences that answer ``question``, best first; ``[]`` when none does."""
-    scored = score_sentences(question, [passage.text for passage in passages], stem=stem, headings=True)
+    scored = score_sentences(
+        question, [passage.text for passage in passages], stem=stem, headings=True
+    )
     if not scored:
         return []
     scored_with_headings = carried(scored, question)
