@@ -42,7 +42,8 @@ can index (ADR 0023).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from pydantic import JsonValue
@@ -70,11 +71,17 @@ __all__ = [
     "soundex",
 ]
 
-MAX_KEYS_PER_NAME = 14
+MAX_KEYS_PER_NAME = 16
 """The most keys one name yields: n, s, up to three subsets, p, up to three i and three j
-(only names with an initial, which have no subsets of their own beyond one), two k, a, two f."""
+(only names with an initial, which have no subsets of their own beyond one), two k, a, two f;
+a long name has up to :data:`_MAX_WORD_PAIRS` b keys instead of i, j and k."""
 
 _MAX_SUBSETS = 3
+
+LONG_NAME_TOKENS = 4
+"""Names of this many tokens or more (none an initial) are keyed by their word pairs."""
+
+_MAX_WORD_PAIRS = 8
 
 MAX_ATTRIBUTE_KEYS = 4
 """The most attribute keys one record yields (see :func:`attribute_keys`)."""
@@ -145,7 +152,14 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
         if len(written) >= 2:
             keys.add(f"p:{' '.join(written)}")
     numbered = any(ch.isdigit() for token in tokens for ch in token)
-    if len(tokens) >= 2 and not numbered:
+    lengthy = len(canonical) >= LONG_NAME_TOKENS and not any(len(t) == 1 for t in tokens)
+    if lengthy:
+        # A long name's ends ("Board ... University") are shared by many names: it meets
+        # its variants through the word pairs it keeps, of which the common ones
+        # ("united states") fill their buckets and are read no further (ADR 0025).
+        pairs = sorted({f"b:{a} {b}" for a, b in itertools.pairwise(canonical)})
+        keys.update(_spread(pairs, _MAX_WORD_PAIRS))
+    elif len(tokens) >= 2 and not numbered:
         # A number distinguishes ("Unit 7", "Unit 9"): such names get no key without it.
         first, last = tokens[0], tokens[-1]
         initials: set[str] = set()
@@ -274,6 +288,14 @@ def _shape_of(value: JsonValue) -> FieldKind:
     if len(text) >= 5 and text.isalnum() and any(ch.isdigit() for ch in text):
         return FieldKind.IDENTIFIER
     return FieldKind.TEXT
+
+
+def _spread(items: Sequence[str], limit: int) -> Sequence[str]:
+    """At most ``limit`` of ``items``, evenly spaced."""
+    if len(items) <= limit:
+        return items
+    step = len(items) / limit
+    return [items[int(n * step)] for n in range(limit)]
 
 
 def _bounded(keys: Iterable[str]) -> tuple[str, ...]:

@@ -39,12 +39,14 @@ from redstring.domain.resolution.scoring import (
     DECISIVE_KINDS,
     Profile,
     discounted,
+    frequencies_of,
     pair_levels,
 )
 from redstring.domain.resolution.weights import (
     LADDERS,
     FieldKind,
     FieldWeights,
+    Frequencies,
     LearnedWeights,
     Level,
 )
@@ -107,10 +109,11 @@ def estimate(
     if len(profiles) < MIN_RECORDS:
         return None
     kinds = _field_kinds(profiles)
+    frequencies = frequencies_of(list(profiles))
     agreement = {name: _exact_agreement(profiles, name) for name in kinds if name != "name"}
-    u = _u_probabilities(profiles, kinds, agreement, previous)
+    u = _u_probabilities(profiles, kinds, agreement, previous, frequencies)
     pairs = _candidate_pairs(profiles, kinds, name_keys)
-    patterns = _patterns(profiles, pairs, kinds)
+    patterns = _patterns(profiles, pairs, kinds, frequencies)
     m, matches = _m_probabilities(patterns, kinds, u, agreement, previous)
     # The records' duplicates agree with each other, so the share of pairs agreeing on a
     # value overstates how often *different* things do; take out the agreeing pairs EM
@@ -169,6 +172,7 @@ def _u_probabilities(
     kinds: Mapping[str, FieldKind],
     agreement: Mapping[str, tuple[float, float]],
     previous: LearnedWeights | None,
+    frequencies: Frequencies,
 ) -> dict[str, dict[str, float]]:
     generator = random.Random(f"u|{len(profiles)}|{profiles[0].type}")
     count = len(profiles)
@@ -177,7 +181,7 @@ def _u_probabilities(
         i, j = generator.randrange(count), generator.randrange(count - 1)
         if j >= i:
             j += 1
-        comparison, levels = pair_levels(profiles[i], profiles[j])
+        comparison, levels = pair_levels(profiles[i], profiles[j], frequencies)
         tallies["name"][comparison.level] += 1
         for field_name, level in levels.items():
             tallies[field_name][level] += 1
@@ -270,10 +274,11 @@ def _patterns(
     profiles: Sequence[Profile],
     pairs: Mapping[tuple[int, int], frozenset[str]],
     kinds: Mapping[str, FieldKind],
+    frequencies: Frequencies,
 ) -> Patterns:
     patterns: Patterns = Counter()
     for (left, right), blocked in pairs.items():
-        comparison, levels = pair_levels(profiles[left], profiles[right])
+        comparison, levels = pair_levels(profiles[left], profiles[right], frequencies)
         # What scoring discounts (a household's shared address) is no evidence here either:
         # relatives at one address would otherwise be learned as duplicates.
         kept = {

@@ -5,10 +5,18 @@ a typo (Jaro-Winkler >= :data:`TYPO_SIMILARITY`), an initial ("a"/"amara"). The 
 from what paired and what was left over (see :func:`compare_names`). The pairing starts from
 the shorter name (ties broken by the tokens themselves), so comparing a with b and b with a
 give the same answer.
+
+Long names (both of :data:`LONG_NAME_TOKENS` tokens or more: "Board of Trustees of the
+Leland Stanford Junior University") are judged by how much of their information pairs, each
+token weighing what its rarity in the tenant says (:func:`weighted_similarity`): a word that
+half the tenant's names carry ("university") says little, and a rare one that only one side
+holds ("Southern Illinois") says they differ.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -27,6 +35,29 @@ FUZZY_SIMILARITY = 88.0
 
 _ROUNDS = ("equal", "nickname", "typo", "initial")
 
+LONG_NAME_TOKENS = 3
+"""Names that both have this many tokens or more are compared by weighted similarity."""
+
+MOST_SIMILAR = 0.85
+"""A weighted similarity this high between long names is level ``most``."""
+
+MANY_SIMILAR = 0.7
+"""A weighted similarity this high (below :data:`MOST_SIMILAR`) is level ``many``."""
+
+SOME_SIMILAR = 0.5
+"""A weighted similarity this high (below :data:`MANY_SIMILAR`) is level ``some``."""
+
+_PAIR_SIMILARITY = {"equal": 1.0, "nickname": 0.95, "typo": 0.9, "initial": 0.5}
+"""How much of two paired tokens' information a pairing of each round carries."""
+
+Information = Callable[[str], float]
+"""A canonical token's information in bits (rarer tokens carry more); see
+:meth:`~redstring.domain.resolution.weights.Frequencies.information`."""
+
+
+def _uniform(_: str) -> float:
+    return 1.0
+
 
 @dataclass(frozen=True, slots=True)
 class NameComparison:
@@ -40,9 +71,13 @@ class NameComparison:
     level: str
     informative: int
     shared: tuple[str, ...]
+    similarity: float | None = None
+    """The weighted similarity of two long names (``None`` for shorter ones)."""
 
 
-def compare_names(left: NameForm, right: NameForm) -> NameComparison:
+def compare_names(
+    left: NameForm, right: NameForm, information: Information | None = None
+) -> NameComparison:
     """The ladder level of two names.
 
     * ``exact``: the same tokens, in any order;
@@ -58,11 +93,32 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
       a relative, a sister company, or (in some data) the same thing with a word replaced;
       the tenant's estimate says how often;
     * ``different``: anything else.
+
+    Two long names (both of :data:`LONG_NAME_TOKENS` tokens or more) that are not exact or
+    equivalent land on ``most``, ``many`` or ``some`` by their :func:`weighted_similarity`
+    (tokens weighted by ``information``; alike without it), else ``different``: an extra or
+    replaced word counts by how rare it is, not by the level's name. Their pairing also
+    reads contractions ("jr" for "junior", "dept" for "department").
     """
     short, long = sorted(
         (left, right), key=lambda form: (len(form.tokens), form.canonical, form.tokens)
     )
-    kinds, shared, unpaired_short, unpaired_long, informative = _pair(short, long)
+    lengthy = len(short.tokens) >= LONG_NAME_TOKENS
+    pairs, shared, informative = _pair(short, long, contractions=lengthy)
+    kinds = [kind for _, _, kind in pairs]
+    unpaired_short = len(short.tokens) - len(pairs)
+    unpaired_long = len(long.tokens) - len(pairs)
+    if lengthy and (unpaired_short or unpaired_long or set(kinds) - {"equal", "nickname"}):
+        similarity = weighted_similarity(short, long, pairs, information or _uniform)
+        if similarity >= MOST_SIMILAR:
+            level = "most"
+        elif similarity >= MANY_SIMILAR:
+            level = "many"
+        elif similarity >= SOME_SIMILAR:
+            level = "some"
+        else:
+            level = "different"
+        return NameComparison(level, informative, tuple(shared), round(similarity, 4))
     if unpaired_short:
         level = _unpaired_level(short, long)
         if level == "different" and informative and len(short.tokens) >= 2:
@@ -83,29 +139,60 @@ def compare_names(left: NameForm, right: NameForm) -> NameComparison:
     return NameComparison(level, informative, tuple(shared))
 
 
-def _pair(short: NameForm, long: NameForm) -> tuple[list[str], list[str], int, int, int]:
+Pairs = list[tuple[int, int, str]]
+"""Paired tokens: (index in the shorter name, index in the longer, the round that paired)."""
+
+
+def weighted_similarity(
+    short: NameForm, long: NameForm, pairs: Pairs, information: Information
+) -> float:
+    """The cosine of two names' token vectors, each token weighted by its information and
+    each pair by its round (a typo carries 0.9 of the information, an initial half): 1 when
+    every token pairs as equal, less for each token only one side holds, by its weight.
+
+    Two paired tokens both weigh what the commoner of them does: a misspelling
+    ("representd") is rare because it is a misspelling, not because it names something."""
+    left = [information(token) for token in short.canonical]
+    right = [information(token) for token in long.canonical]
+    dot = 0.0
+    for i, j, kind in pairs:
+        weight = min(left[i], right[j])
+        left[i] = right[j] = weight
+        dot += _PAIR_SIMILARITY[kind] * weight * weight
+    norms = math.sqrt(sum(w * w for w in left) * sum(w * w for w in right))
+    return dot / norms if norms else 0.0
+
+
+def _pair(
+    short: NameForm, long: NameForm, *, contractions: bool = False
+) -> tuple[Pairs, list[str], int]:
     free = list(range(len(long.tokens)))
-    paired: dict[int, str] = {}
+    paired: dict[int, tuple[int, str]] = {}
     shared: list[str] = []
     for round_name in _ROUNDS:
         for index in range(len(short.tokens)):
             if index in paired:
                 continue
-            match = _partner(round_name, short, index, long, free)
+            match = _partner(round_name, short, index, long, free, contractions)
             if match is not None:
                 free.remove(match)
-                paired[index] = round_name
+                paired[index] = (match, round_name)
                 if round_name in ("equal", "nickname"):
                     shared.append(short.canonical[index])
     informative = sum(
-        kind != "initial" and len(short.tokens[index]) > 1 for index, kind in paired.items()
+        kind != "initial" and len(short.tokens[index]) > 1 for index, (_, kind) in paired.items()
     )
-    unpaired = len(short.tokens) - len(paired)
-    return list(paired.values()), shared, unpaired, len(free), informative
+    pairs = [(index, match, kind) for index, (match, kind) in sorted(paired.items())]
+    return pairs, shared, informative
 
 
 def _partner(
-    round_name: str, short: NameForm, index: int, long: NameForm, free: list[int]
+    round_name: str,
+    short: NameForm,
+    index: int,
+    long: NameForm,
+    free: list[int],
+    contractions: bool,
 ) -> int | None:
     token, canonical = short.tokens[index], short.canonical[index]
     best: int | None = None
@@ -120,6 +207,8 @@ def _partner(
                 return other
         elif round_name == "typo":
             if _abbreviates(token, other_token) or _abbreviates(other_token, token):
+                return other
+            if contractions and (_contracts(token, other_token) or _contracts(other_token, token)):
                 return other
             if min(len(token), len(other_token)) >= 3:
                 similarity = JaroWinkler.similarity(canonical, other_canonical)
@@ -138,6 +227,15 @@ def _abbreviates(short: str, long: str) -> bool:
     """ "univ" for "university", "corp" for "corporation": a word's first three letters or
     more, standing for a word at least two letters longer."""
     return len(short) >= 3 and len(long) >= len(short) + 2 and long.startswith(short)
+
+
+def _contracts(short: str, long: str) -> bool:
+    """ "jr" for "junior", "dept" for "department", "bd" for "board": two letters or more,
+    the word's first letter, then others of it in order, at least two letters shorter."""
+    if len(short) < 2 or len(long) < len(short) + 2 or short[0] != long[0]:
+        return False
+    rest = iter(long[1:])
+    return all(letter in rest for letter in short[1:])
 
 
 def _is_initial_of(initial: str, token: str, canonical: str) -> bool:

@@ -28,7 +28,7 @@ from redstring.domain.resolution.fields import (
     key_form,
     normalise_value,
 )
-from redstring.domain.resolution.names import NameComparison, compare_names
+from redstring.domain.resolution.names import Information, NameComparison, compare_names
 from redstring.domain.resolution.weights import (
     LADDERS,
     TOKEN_FREQUENCY,
@@ -191,7 +191,10 @@ def frequencies_of(profiles: list[Profile]) -> Frequencies:
     }
     items = [(f"name:{kind}", token) for kind, tokens in names for token in set(tokens)]
     items.extend((name, value) for _, _, name, value in values)
-    return Frequencies.count(items)
+    totals: dict[str, int] = {}
+    for kind, _ in names:
+        totals[f"name:{kind}"] = totals.get(f"name:{kind}", 0) + 1
+    return Frequencies.count(items, totals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +268,8 @@ def score_pair(
     if left.type != right.type:
         return MatchScore(weight=-math.inf, evidence=(), types=types)
     data = frequencies or _NO_DATA
-    name = _name_evidence(left, right, compare_names(left.form, right.form), data, weights)
+    comparison = compare_names(left.form, right.form, _information(data, left.type))
+    name = _name_evidence(left, right, comparison, data, weights)
     evidence = [name]
     place_agrees = False
     for field_name, kind in field_kinds(left, right):
@@ -301,7 +305,9 @@ def _field_order(item: tuple[str, FieldKind]) -> tuple[int, str]:
     return (rank, name)
 
 
-def pair_levels(left: Profile, right: Profile) -> tuple[NameComparison, dict[str, str]]:
+def pair_levels(
+    left: Profile, right: Profile, frequencies: Frequencies | None = None
+) -> tuple[NameComparison, dict[str, str]]:
     """The name comparison and each attribute field's level ("missing" left out): what
     :func:`score_pair` weighs, without the weights (the input of estimation)."""
     levels: dict[str, str] = {}
@@ -309,7 +315,13 @@ def pair_levels(left: Profile, right: Profile) -> tuple[NameComparison, dict[str
         other = right.fields.get(field_name)
         if other is not None and other[0] is kind:
             levels[field_name] = compare_values(kind, value, other[1])
-    return compare_names(left.form, right.form), levels
+    information = _information(frequencies or _NO_DATA, left.type)
+    return compare_names(left.form, right.form, information), levels
+
+
+def _information(data: Frequencies, entity_type: str) -> Information:
+    group = f"name:{entity_type}"
+    return lambda token: data.information(group, token)
 
 
 def decide(score: MatchScore, settings: ResolutionSettings | None = None) -> Outcome:

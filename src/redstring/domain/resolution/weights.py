@@ -68,6 +68,9 @@ LADDERS: dict[FieldKind, dict[str, Level]] = {
         Level("acronym", m=0.01, u=1e-3),
         Level("partial", m=0.03, u=3e-3),
         Level("shared", m=0.02, u=3e-3),
+        Level("most", m=0.40, u=2e-5),
+        Level("many", m=0.15, u=2e-4),
+        Level("some", m=0.05, u=2e-3),
         Level("fuzzy", m=0.01, u=1e-2),
         Level("different", m=0.01, u=0.98),
     ),
@@ -145,10 +148,15 @@ class Frequencies:
 
     counts: Mapping[str, int] = field(default_factory=dict)
     typical: Mapping[str, float] = field(default_factory=dict)
+    totals: Mapping[str, int] = field(default_factory=dict)
+    """How many distinct names of each ``"name:<type>"`` group were counted."""
 
     @classmethod
-    def count(cls, items: Iterable[tuple[str, str]]) -> Frequencies:
-        """Count ``(group, value)`` pairs; a group is a field name or ``"name:<type>"``."""
+    def count(
+        cls, items: Iterable[tuple[str, str]], totals: Mapping[str, int] | None = None
+    ) -> Frequencies:
+        """Count ``(group, value)`` pairs; a group is a field name or ``"name:<type>"``;
+        ``totals`` says how many names each name group's counts came from."""
         counts: Counter[tuple[str, str]] = Counter(items)
         sums: Counter[str] = Counter()
         squares: Counter[str] = Counter()
@@ -158,7 +166,18 @@ class Frequencies:
         return cls(
             counts={f"{group}|{value}": n for (group, value), n in counts.items()},
             typical={group: squares[group] / sums[group] for group in sums},
+            totals=dict(totals or {}),
         )
+
+    def information(self, group: str, token: str) -> float:
+        """The bits a name token of ``group`` carries: ``log2((n + 1) / (count + 0.5))`` over
+        the ``n`` names counted, so a token every name holds carries about nothing and one
+        name's own word the most; 1 for every token when nothing was counted."""
+        total = self.totals.get(group)
+        if not total:
+            return 1.0
+        count = self.counts.get(f"{group}|{token}", 0)
+        return math.log2((total + 1) / (count + 0.5))
 
     def ratio(self, group: str, value: str) -> float:
         """How much more common ``value`` is than a typical value of ``group`` (1 if unknown)."""
