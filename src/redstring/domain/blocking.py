@@ -45,6 +45,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import TypeVar
 
 from pydantic import JsonValue
 
@@ -57,6 +58,7 @@ from redstring.domain.resolution.fields import (
     flat_attributes,
     normalise_value,
 )
+from redstring.domain.resolution.names import LONG_NAME_TOKENS
 from redstring.domain.resolution.weights import FieldKind
 
 __all__ = [
@@ -69,7 +71,10 @@ __all__ = [
     "normalise_name",
     "place_keys",
     "soundex",
+    "spread",
 ]
+
+T = TypeVar("T")
 
 MAX_KEYS_PER_NAME = 16
 """The most keys one name yields: n, s, up to three subsets, p, up to three i and three j
@@ -77,9 +82,6 @@ MAX_KEYS_PER_NAME = 16
 a long name has up to :data:`_MAX_WORD_PAIRS` b keys instead of i, j and k."""
 
 _MAX_SUBSETS = 3
-
-LONG_NAME_TOKENS = 4
-"""Names of this many tokens or more (none an initial) are keyed by their word pairs."""
 
 _MAX_WORD_PAIRS = 8
 
@@ -158,7 +160,7 @@ def name_keys(form: NameForm, *, lookup: bool = False) -> set[str]:
         # its variants through the word pairs it keeps, of which the common ones
         # ("united states") fill their buckets and are read no further (ADR 0025).
         pairs = sorted({f"b:{a} {b}" for a, b in itertools.pairwise(canonical)})
-        keys.update(_spread(pairs, _MAX_WORD_PAIRS))
+        keys.update(spread(pairs, _MAX_WORD_PAIRS))
     elif len(tokens) >= 2 and not numbered:
         # A number distinguishes ("Unit 7", "Unit 9"): such names get no key without it.
         first, last = tokens[0], tokens[-1]
@@ -290,8 +292,8 @@ def _shape_of(value: JsonValue) -> FieldKind:
     return FieldKind.TEXT
 
 
-def _spread(items: Sequence[str], limit: int) -> Sequence[str]:
-    """At most ``limit`` of ``items``, evenly spaced."""
+def spread(items: Sequence[T], limit: int) -> Sequence[T]:
+    """At most ``limit`` of ``items``, evenly spaced, in order."""
     if len(items) <= limit:
         return items
     step = len(items) / limit

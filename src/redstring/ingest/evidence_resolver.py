@@ -19,7 +19,6 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from pydantic import JsonValue
 
@@ -29,6 +28,7 @@ from redstring.domain.blocking import (
     lookup_keys,
     name_keys,
     place_keys,
+    spread,
 )
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.ids import EntityId, SourceId, TenantId
@@ -221,7 +221,7 @@ class EvidenceResolver:
             stored = context.sample(entity_type, SAMPLE // 2) if context.sample else []
             profiles: list[Profile] = []
             keys: list[list[str]] = []
-            items = [(m.type, m.name, m.attributes) for m in _spread(typed, SAMPLE - len(stored))]
+            items = [(m.type, m.name, m.attributes) for m in spread(typed, SAMPLE - len(stored))]
             items += [(e.type, e.name, e.attributes) for e in stored]
             for item_type, name, attributes in items:
                 try:
@@ -609,17 +609,6 @@ class EvidenceResolver:
             else {"source": "priors"}
         )
         return explanation
-
-
-_T = TypeVar("_T")
-
-
-def _spread(items: Sequence[_T], limit: int) -> Sequence[_T]:
-    """At most ``limit`` of ``items``, evenly spaced, in order."""
-    if len(items) <= limit:
-        return items
-    step = len(items) / limit
-    return [items[int(n * step)] for n in range(limit)]
 
 
 def _estimation_keys(form: NameForm) -> list[str]:

@@ -249,6 +249,15 @@ class TestRecallFamilies:
         shared = meet("Unit 7 Holdings", "Unit 9 Holdings", "Organization")
         assert not shared
 
+    def test_long_names_meet_through_a_word_pair_they_keep(self) -> None:
+        """Two spellings of a long name that share neither their ends nor their sorted words
+        meet under a b: key (an adjacent pair of words both keep)."""
+        left = "Board of Trustees of the Leland Stanford Junior University"
+        right = "Leland Stanford Junior University Board of Trustees"
+        shared = meet(left, right, "Organization")
+        assert "Organization|b:leland stanford" in shared
+        assert not [key for key in blocking_keys("Person", "Ada Lovelace") if "|b:" in key]
+
     @given(st.text(alphabet="abcdefghijklmnop .,-'", min_size=1, max_size=60))
     def test_a_name_yields_a_bounded_number_of_keys(self, name: str) -> None:
         """However long the name, stored and lookup keys stay within MAX_KEYS_PER_NAME."""

@@ -6,10 +6,27 @@ from __future__ import annotations
 import pytest
 
 from redstring.domain.name_forms import name_form
-from redstring.domain.resolution import FieldKind, compare_names, profile, score_pair
+from redstring.domain.resolution import (
+    DEFAULT_MERGE_THRESHOLD,
+    DEFAULT_POSSIBLE_THRESHOLD,
+    FieldKind,
+    Frequencies,
+    compare_names,
+    frequencies_of,
+    profile,
+    score_pair,
+)
 from redstring.domain.resolution.fields import DEFAULT_FIELD_KINDS
 from redstring.domain.resolution.kinds import attribute_kinds, infer_kind
+from redstring.domain.resolution.names import Information
 from redstring.domain.schema import AttributeSpec, EntityTypeSpec, Schema
+
+TOWNS = ("Akron", "Boise", "Dayton", "Eugene", "Fresno", "Gary", "Helena", "Irvine", "Joliet")
+TOWNS = TOWNS + tuple(f"{town}ville" for town in TOWNS)
+
+
+def _information(data: Frequencies, entity_type: str = "Organization") -> Information:
+    return lambda token: data.information(f"name:{entity_type}", token)
 
 
 class TestKindsFromValues:
@@ -88,6 +105,34 @@ class TestOrganisationNames:
     def test_company_names_land_on_their_level(self, left: str, right: str, level: str) -> None:
         """The level says how two company names relate."""
         assert compare_names(name_form(left), name_form(right)).level == level
+
+    def test_long_names_weigh_their_words_by_rarity(self) -> None:
+        """Between long names a word the tenant's names all carry says little, and a rare
+        word only one side holds says they differ, whatever the count of words."""
+        names = [
+            "Board of Trustees of Oregon State University",
+            "Board of Trustees of Oregon Health University",
+            "Board of Trustees of the Leland Stanford Junior University",
+            *(f"Board of Trustees of {town} University" for town in TOWNS),
+        ]
+        data = frequencies_of([profile("Organization", name, {}) for name in names])
+        state, health, stanford = (profile("Organization", name, {}) for name in names[:3])
+        # "Oregon" pairs, "State" and "Health" do not, and the rest weighs nearly nothing.
+        comparison = compare_names(state.form, health.form, _information(data))
+        assert comparison.level == "some"
+        renamed = profile("Organization", "Leland Stanford Jr University Board of Trustees", {})
+        assert compare_names(stanford.form, renamed.form, _information(data)).level == "most"
+        assert score_pair(stanford, renamed, data).weight >= DEFAULT_MERGE_THRESHOLD
+        assert score_pair(state, health, data).weight < DEFAULT_POSSIBLE_THRESHOLD
+
+    def test_three_word_person_names_keep_the_ladder(self) -> None:
+        """Three words none of which is common ("John Paul Parr") are not long names: their
+        typo is level ``close``, which the tenant's estimate learns."""
+        names = ["John Paul Parr", "John Paul Par", *(f"Ann {town}" for town in TOWNS)]
+        data = frequencies_of([profile("Person", name, {}) for name in names])
+        left, right = (name_form(name) for name in names[:2])
+        information = _information(data, "Person")
+        assert compare_names(left, right, information).level == "close"
 
     def test_businesses_sharing_an_address_and_phone_are_not_one(self) -> None:
         """Two restaurants inside one hotel share its address and switchboard: with names

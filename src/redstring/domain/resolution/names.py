@@ -7,10 +7,10 @@ the shorter name (ties broken by the tokens themselves), so comparing a with b a
 give the same answer.
 
 Long names (both of :data:`LONG_NAME_TOKENS` tokens or more: "Board of Trustees of the
-Leland Stanford Junior University") are judged by how much of their information pairs, each
-token weighing what its rarity in the tenant says (:func:`weighted_similarity`): a word that
-half the tenant's names carry ("university") says little, and a rare one that only one side
-holds ("Southern Illinois") says they differ.
+Leland Stanford Junior University"; or of three, one a word common in the tenant) are judged
+by how much of their information pairs, each token weighing what its rarity in the tenant
+says (:func:`weighted_similarity`): a word that half the tenant's names carry ("university")
+says little, and a rare one that only one side holds ("Southern Illinois") says they differ.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import OSA, JaroWinkler
 
 from redstring.domain.name_forms import NameForm
+from redstring.domain.resolution.weights import COMMON_BITS
 
 TYPO_SIMILARITY = 0.88
 """Two tokens of at least three letters this Jaro-Winkler similar are one token misspelt.
@@ -35,8 +36,9 @@ FUZZY_SIMILARITY = 88.0
 
 _ROUNDS = ("equal", "nickname", "typo", "initial")
 
-LONG_NAME_TOKENS = 3
-"""Names that both have this many tokens or more are compared by weighted similarity."""
+LONG_NAME_TOKENS = 4
+"""Names that both have this many tokens or more are compared by weighted similarity; two
+names of one token fewer are too when either holds a common word (:data:`COMMON_BITS`)."""
 
 MOST_SIMILAR = 0.85
 """A weighted similarity this high between long names is level ``most``."""
@@ -56,7 +58,7 @@ Information = Callable[[str], float]
 
 
 def _uniform(_: str) -> float:
-    return 1.0
+    return COMMON_BITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,8 @@ def compare_names(
       the tenant's estimate says how often;
     * ``different``: anything else.
 
-    Two long names (both of :data:`LONG_NAME_TOKENS` tokens or more) that are not exact or
+    Two long names (both of :data:`LONG_NAME_TOKENS` tokens or more, or of three when one
+    holds a word common in the tenant, :data:`COMMON_BITS`) that are not exact or
     equivalent land on ``most``, ``many`` or ``some`` by their :func:`weighted_similarity`
     (tokens weighted by ``information``; alike without it), else ``different``: an extra or
     replaced word counts by how rare it is, not by the level's name. Their pairing also
@@ -103,13 +106,20 @@ def compare_names(
     short, long = sorted(
         (left, right), key=lambda form: (len(form.tokens), form.canonical, form.tokens)
     )
-    lengthy = len(short.tokens) >= LONG_NAME_TOKENS
+    weigh = information or _uniform
+    lengthy = len(short.tokens) >= LONG_NAME_TOKENS or (
+        # Three words, one of them boilerplate ("Regents Univ Texas"): judged by what the
+        # others weigh. A person's three ("John Paul Parr") rarely hold one and keep the
+        # ladder, whose levels the tenant's estimate learns.
+        len(short.tokens) == LONG_NAME_TOKENS - 1
+        and min(map(weigh, (*short.canonical, *long.canonical))) < COMMON_BITS
+    )
     pairs, shared, informative = _pair(short, long, contractions=lengthy)
     kinds = [kind for _, _, kind in pairs]
     unpaired_short = len(short.tokens) - len(pairs)
     unpaired_long = len(long.tokens) - len(pairs)
     if lengthy and (unpaired_short or unpaired_long or set(kinds) - {"equal", "nickname"}):
-        similarity = weighted_similarity(short, long, pairs, information or _uniform)
+        similarity = weighted_similarity(short, long, pairs, weigh)
         if similarity >= MOST_SIMILAR:
             level = "most"
         elif similarity >= MANY_SIMILAR:

@@ -135,6 +135,15 @@ MAX_RATIO = 64.0
 """A value at most this much more (or less) common than the typical one moves its weight."""
 
 
+COMMON_BITS = 6.0
+"""A name token carrying fewer bits than this (held by more than about one name in 64 of a
+type's names: "university", "company", "of") is common: boilerplate, not what names one
+thing (see :mod:`~redstring.domain.resolution.names`)."""
+
+MIN_COMMON_COUNT = 3
+"""The fewest names a token must be counted in to be common."""
+
+
 @dataclass(frozen=True)
 class Frequencies:
     """How common each name token and attribute value is, relative to a typical one.
@@ -172,12 +181,15 @@ class Frequencies:
     def information(self, group: str, token: str) -> float:
         """The bits a name token of ``group`` carries: ``log2((n + 1) / (count + 0.5))`` over
         the ``n`` names counted, so a token every name holds carries about nothing and one
-        name's own word the most; 1 for every token when nothing was counted."""
+        name's own word the most. A token counted fewer than :data:`MIN_COMMON_COUNT` times
+        carries at least :data:`COMMON_BITS` (a few names cannot show a word is common), and
+        every token :data:`COMMON_BITS` when nothing was counted."""
         total = self.totals.get(group)
         if not total:
-            return 1.0
+            return COMMON_BITS
         count = self.counts.get(f"{group}|{token}", 0)
-        return math.log2((total + 1) / (count + 0.5))
+        bits = math.log2((total + 1) / (count + 0.5))
+        return bits if count >= MIN_COMMON_COUNT else max(bits, COMMON_BITS)
 
     def ratio(self, group: str, value: str) -> float:
         """How much more common ``value`` is than a typical value of ``group`` (1 if unknown)."""
