@@ -126,7 +126,7 @@ class TestOrganisationNames:
         assert score_pair(state, health, data).weight < DEFAULT_POSSIBLE_THRESHOLD
 
     def test_three_word_person_names_keep_the_ladder(self) -> None:
-        """Three words none of which is common ("John Paul Parr") are not long names: their
+        """Three words ("John Paul Parr", "John" common here) are not long names: their
         typo is level ``close``, which the tenant's estimate learns."""
         names = ["John Paul Parr", "John Paul Par", *(f"Ann {town}" for town in TOWNS)]
         data = frequencies_of([profile("Person", name, {}) for name in names])

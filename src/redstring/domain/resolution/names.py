@@ -7,10 +7,10 @@ the shorter name (ties broken by the tokens themselves), so comparing a with b a
 give the same answer.
 
 Long names (both of :data:`LONG_NAME_TOKENS` tokens or more: "Board of Trustees of the
-Leland Stanford Junior University"; or of three, one a word common in the tenant) are judged
-by how much of their information pairs, each token weighing what its rarity in the tenant
-says (:func:`weighted_similarity`): a word that half the tenant's names carry ("university")
-says little, and a rare one that only one side holds ("Southern Illinois") says they differ.
+Leland Stanford Junior University") are judged by how much of their information pairs,
+each token weighing what its rarity in the tenant says (:func:`weighted_similarity`): a word
+that half the tenant's names carry ("university") says little, and a rare one that only one
+side holds ("Southern Illinois") says they differ.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ FUZZY_SIMILARITY = 88.0
 _ROUNDS = ("equal", "nickname", "typo", "initial")
 
 LONG_NAME_TOKENS = 4
-"""Names that both have this many tokens or more are compared by weighted similarity; two
-names of one token fewer are too when either holds a common word (:data:`COMMON_BITS`)."""
+"""Names that both have this many tokens or more are compared by weighted similarity. Three
+is too few: on the generated records it cost F1 0.012 (names + locality), and person names of
+three words ("John Paul Parr") keep the ladder, whose levels the tenant's estimate learns."""
 
 MOST_SIMILAR = 0.85
 """A weighted similarity this high between long names is level ``most``."""
@@ -96,8 +97,7 @@ def compare_names(
       the tenant's estimate says how often;
     * ``different``: anything else.
 
-    Two long names (both of :data:`LONG_NAME_TOKENS` tokens or more, or of three when one
-    holds a word common in the tenant, :data:`COMMON_BITS`) that are not exact or
+    Two long names (both of :data:`LONG_NAME_TOKENS` tokens or more) that are not exact or
     equivalent land on ``most``, ``many`` or ``some`` by their :func:`weighted_similarity`
     (tokens weighted by ``information``; alike without it), else ``different``: an extra or
     replaced word counts by how rare it is, not by the level's name. Their pairing also
@@ -107,13 +107,7 @@ def compare_names(
         (left, right), key=lambda form: (len(form.tokens), form.canonical, form.tokens)
     )
     weigh = information or _uniform
-    lengthy = len(short.tokens) >= LONG_NAME_TOKENS or (
-        # Three words, one of them boilerplate ("Regents Univ Texas"): judged by what the
-        # others weigh. A person's three ("John Paul Parr") rarely hold one and keep the
-        # ladder, whose levels the tenant's estimate learns.
-        len(short.tokens) == LONG_NAME_TOKENS - 1
-        and min(map(weigh, (*short.canonical, *long.canonical))) < COMMON_BITS
-    )
+    lengthy = len(short.tokens) >= LONG_NAME_TOKENS
     pairs, shared, informative = _pair(short, long, contractions=lengthy)
     kinds = [kind for _, _, kind in pairs]
     unpaired_short = len(short.tokens) - len(pairs)
