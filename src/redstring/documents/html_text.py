@@ -13,8 +13,10 @@ Steps, each a general convention of web and documentation pages (no site is spec
    table of contents or link block and goes too.
 4. What remains is written in the convention of :mod:`redstring.domain.outline`: ``h1``-``h6``
    as ``#`` headings, ``pre`` as fenced code (the language from a ``language-x`` or
-   ``highlight-x`` class), ``code``/``kbd``/``samp``/``tt`` inline in backticks, list items as
-   ``- `` lines, table rows as cells joined by `` | ``, other blocks as paragraphs.
+   ``highlight-x`` class), ``code``/``kbd``/``samp``/``tt`` inline in backticks, an API
+   signature (an element of class ``sig`` or ``signature``: Sphinx's ``dt.sig``, "class
+   typing.TypeVar(...)") as one line of inline code, list items as ``- `` lines, table rows
+   as cells joined by `` | ``, other blocks as paragraphs.
 """
 
 from __future__ import annotations
@@ -122,6 +124,10 @@ class _Writer:
             elif tag in _HEADINGS:
                 self._flush()
                 self._layout.heading(int(tag[1]), _inline_text(child))
+            elif _is_signature(child):
+                self._flush()
+                signature = " ".join(child.text(deep=True).split())
+                self._layout.paragraph(f"`{signature.replace('`', '')}`")
             elif tag == "pre":
                 self._flush()
                 self._layout.code(child.text(deep=True), _language(child))
@@ -154,6 +160,12 @@ class _Writer:
         self._layout.paragraph(text, item=self._item)
         if text.strip():
             self._item = False
+
+
+def _is_signature(node: LexborNode) -> bool:
+    """An API signature: code, though written in spans ("class typing.TypeVar(name)")."""
+    classes = (node.attributes.get("class") or "").split()
+    return "sig" in classes or "signature" in classes
 
 
 def _inline_text(node: LexborNode) -> str:

@@ -48,6 +48,7 @@ DROP_REASONS = (
     "junk_heading",
     "junk_phrase",
     "junk_handle",
+    "junk_common_noun",
 )
 """Why an extractor may drop what it found before returning it (keys of ``Extraction.dropped``)."""
 

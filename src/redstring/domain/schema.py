@@ -207,6 +207,11 @@ DEFAULT_SCHEMA = Schema(
         ),
         EntityTypeSpec(name="Location", description="A place: a city, country, region, site."),
         EntityTypeSpec(name="Product", description="A named product, system or service."),
+        EntityTypeSpec(
+            name="Technology",
+            description="A named piece of software, programming language, library, tool, "
+            "protocol, standard or file format.",
+        ),
         EntityTypeSpec(name="Event", description="A named event: a meeting, launch, incident."),
         EntityTypeSpec(name="Work", description="A named document, book, report or artwork."),
     ),
@@ -262,6 +267,39 @@ DEFAULT_SCHEMA = Schema(
             triggers=("attend", "participate", "speak", "present", "organise", "organize"),
         ),
         RelationshipTypeSpec(
+            name="DEVELOPED",
+            description="The person or organisation created, developed, wrote or maintains "
+            "the software or technology.",
+            subject_types=("Person", "Organization"),
+            object_types=("Technology",),
+            triggers=("create", "develop", "design", "write", "maintain", "implement", "invent"),
+        ),
+        RelationshipTypeSpec(
+            name="USES",
+            description="The software or product uses, requires, or is written in or built on "
+            "the software or technology.",
+            subject_types=("Technology", "Product"),
+            object_types=("Technology",),
+            triggers=(
+                "use",
+                "require",
+                "depend on",
+                "rely on",
+                "build on",
+                "base on",
+                "write in",
+                "implement in",
+            ),
+        ),
+        RelationshipTypeSpec(
+            name="PART_OF",
+            description="The software or technology is a part, component or module of the other.",
+            subject_types=("Technology",),
+            object_types=("Technology",),
+            triggers=("part of", "component of", "module of"),
+            inverse_triggers=("include", "contain", "bundle"),
+        ),
+        RelationshipTypeSpec(
             name="AUTHORED",
             description="The person wrote the work.",
             subject_types=("Person",),
@@ -270,4 +308,6 @@ DEFAULT_SCHEMA = Schema(
         ),
     ),
 )
-"""The schema used when a caller states none: people, organisations, places and their links."""
+"""The schema used when a caller states none: people, organisations, places, products,
+technologies (software, languages, protocols, formats: what manuals name), events and works,
+and their links."""

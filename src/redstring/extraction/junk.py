@@ -21,7 +21,14 @@ the reason an extractor counts in ``Extraction.dropped``:
   capitalised word of eight letters or more ("DESCRIPTION"): acronyms are shorter;
 * ``junk_phrase``: not a name but a phrase: a lowercase first word (other than a particle
   such as "de" or "van", or a name like "iPhone"), more than six words, or a single
-  character.
+  character;
+* ``junk_phrase`` also: an adjective made of a name ("UTF-8-encoded", "Git-based",
+  "XML-like": a hyphenated ending of :data:`ADJECTIVE_ENDINGS`), and one letter repeated
+  ("BBBBBB", a placeholder), a fragment ending in a hyphen or slash ("Content-"), and an
+  abbreviation of Latin ("e.g", "i.e", "etc");
+* ``junk_common_noun``: a common noun written in capitals: the plural of an acronym ("APIs",
+  "PRs": a name is never counted) or one of :data:`COMMON_ACRONYMS`, the abbreviations of
+  generic things that manuals and mail are full of ("API", "CPU", "CI", "LTS", "FAQ").
 
 Pure: a name in, a reason (or ``None``) out; the extractors apply it to every candidate. Two
 more reasons need the passage, so the offline extractor applies them itself: ``junk_phrase``
@@ -47,9 +54,38 @@ _CODE: Final = re.compile(
     r"ya?ml|toml|cfg|ini|sh|bat|exe|dll|so|o|a|lock|log|tar|gz|zip)$"
 )
 _VERSION: Final = re.compile(r"^v?\d+(?:\.\d+)+[a-z]*\d*$|^v\d+$", re.IGNORECASE)
+_ORDINAL_OR_CODE_POINT: Final = re.compile(r"^\d+(?:st|nd|rd|th)$|^U\+[0-9A-F]{4,6}$", re.I)
 _HEX: Final = re.compile(r"^(?:0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*)$", re.IGNORECASE)
 _PARTICLES: Final = frozenset({"de", "van", "von", "da", "di", "le", "la", "del", "der", "al"})
 _LOWER_BRAND: Final = re.compile(r"^[a-z][A-Z]|^[a-z]{1,4}[A-Z]{2,}")
+
+
+COMMON_ACRONYMS: Final = frozenset(
+    {
+        "ABI", "API", "AST", "BOM", "BTW", "CC", "BCC", "CD", "CI", "CLI", "CPU", "CR", "CRLF",
+        "CVE", "DAG", "DB", "DST", "DVCS", "EOF", "EOL", "FAQ", "FIXME", "FYI", "GC", "GID",
+        "GIL", "GPU", "GUI", "HDD", "HOWTO", "I/O", "ID", "IDE", "IMHO", "IO", "IOW", "IRQ",
+        "ISP", "JIT", "LAN", "LF", "LTS", "MR", "NOP", "NUL", "NULL", "OK", "OOP", "OS", "PC",
+        "PEP", "PID", "PR", "PS", "QA", "RAM", "REPL", "RFC", "ROM", "SCM", "SDK", "SSD", "TBD",
+        "TL;DR", "TODO", "TTY", "UI", "UID", "URI", "URL", "VCS", "VM", "WAN", "WIP",
+    }
+)  # fmt: skip
+"""Acronyms of generic things, not names: an interface, a processor, a pull request, a
+document kind ("HOWTO", "FAQ", "RFC"). Named standards and protocols ("HTTP", "UTF-8",
+"SMTP") are names and are not listed."""
+
+_ACRONYM_PLURAL: Final = re.compile(r"^[A-Z]{2,}s$")
+
+ADJECTIVE_ENDINGS: Final = (
+    "based", "encoded", "like", "valued", "ish", "formatted", "intensive", "terminated",
+    "style", "compatible", "aware", "specific", "only", "free", "friendly", "oriented",
+    "enabled", "related", "safe", "driven", "powered", "sign", "signed",
+)  # fmt: skip
+"""Endings that make a hyphenated word an adjective ("Git-based", "thread-safe")."""
+
+_ADJECTIVE: Final = re.compile(rf"-(?:{'|'.join(ADJECTIVE_ENDINGS)})$", re.IGNORECASE)
+_REPEATED: Final = re.compile(r"^(\w)\1{2,}$")
+_FRAGMENT: Final = re.compile(r"[-/]$|^(?:e\.g|i\.e|etc|cf|viz)\.?$", re.IGNORECASE)
 
 
 def junk_reason(name: str) -> str | None:
@@ -68,7 +104,11 @@ def junk_reason(name: str) -> str | None:
         return "junk_number"
     if _heading(text, words):
         return "junk_heading"
-    if _phrase(text, words):
+    if text in COMMON_ACRONYMS or _ACRONYM_PLURAL.match(text):
+        return "junk_common_noun"
+    if _phrase(text, words) or _ADJECTIVE.search(text) or _REPEATED.match(text):
+        return "junk_phrase"
+    if _FRAGMENT.search(text):
         return "junk_phrase"
     return None
 
@@ -79,7 +119,7 @@ def _number(text: str) -> bool:
     if letters == 0:
         return True
     compact = text.replace(" ", "")
-    if _VERSION.match(compact):
+    if _VERSION.match(compact) or _ORDINAL_OR_CODE_POINT.match(compact):
         return True
     if (compact.lower().startswith("0x") or len(compact) >= 7) and _HEX.match(compact):
         return True

@@ -5,7 +5,8 @@ the kind wrong ("Okafor Labs" as a person, "Kestrel Point" as an organisation). 
 name is built from are stronger evidence than that guess: a name ending in "Ltd" or "Labs" is
 an organisation, one ending in "Summit" or "Week" an event, one after "Dr." a person. These
 cues are general English naming conventions, not knowledge of any corpus; every cue returns a
-spaCy-style label (``ORG``, ``PERSON``, ``EVENT``, ``FAC``, ``PRODUCT``, ``WORK_OF_ART``) or
+spaCy-style label (``ORG``, ``PERSON``, ``EVENT``, ``FAC``, ``PRODUCT``, ``WORK_OF_ART``, or
+``SOFTWARE``, a label of this package's own for software and technologies) or
 ``None`` when the name's words say nothing. Pure: words in, label out.
 """
 
@@ -23,6 +24,7 @@ def _words(text: str) -> frozenset[str]:
 
 ORGANISATION_WORDS: Final = _words(
     """academy agency airlines airways analytics association authority bank bancorp board
+    community team
     brewery capital chamber club co commission committee company consortium cooperative
     corp corporation council court department directorate energy enterprises federation firm
     foundation fund gazette gmbh group guild herald holdings inc incorporated industries
@@ -41,6 +43,19 @@ EVENT_WORDS: Final = _words(
     summit symposium tournament war week weekend workshop"""
 )
 """Last words that make a name an event's ("Tidewater Summit", "Harbour Week")."""
+
+DOCUMENT_WORDS: Final = _words(
+    """cookbook glossary guide guidelines handbook howto manual primer questions reference
+    specification tutorial"""
+)
+"""Last words that make a name a document's ("Python Library Reference", "Triage Guide",
+"Frequently Asked Questions")."""
+
+TECHNOLOGY_LAST_WORDS: Final = _words(
+    """compiler database editor encoding format framework interpreter language library
+    protocol standard toolkit"""
+)
+"""Last words that make a name a technology's ("Telnet Protocol", "Unicode Standard")."""
 
 PLACE_LAST_WORDS: Final = _words(
     """airport avenue bay beach bridge canal cape center centre coast county creek district
@@ -63,11 +78,19 @@ PERSON_TITLES: Final = _words(
 PRODUCT_NOUNS: Final = _words(
     """app application batteries battery chip chips console device devices drone engine
     handset line model models phone platform range processor product products robot sensor sensors
-    service software suite system systems tablet tool unit units vehicle library libraries
-    module modules package packages framework toolkit command commands compiler interpreter
-    editor browser database protocol extension plugin kernel runtime api ide"""
+    service suite system systems tablet unit units vehicle"""
 )
 """Common nouns a product name modifies ("the HarbourMind platform", "TideCell units")."""
+
+SOFTWARE_NOUNS: Final = _words(
+    """software library libraries module modules package packages framework toolkit tool tools
+    command commands subcommand compiler interpreter editor browser database protocol protocols
+    extension extensions plugin plugins kernel runtime api ide language format formats encoding
+    encodings codec parser server client repository repositories distribution installer
+    bindings binding wrapper shell script scripts syntax implementation specification spec"""
+)
+"""Common nouns a software or technology name modifies or stands in apposition with ("the
+Tkinter module", "an SMTP server", "the UTF-8 encoding", "IDLE, an IDE")."""
 
 WORK_NOUNS: Final = _words(
     """album article biography book chapter copy documentary edition essay film memoir movie
@@ -111,6 +134,10 @@ def label_from_words(words: Sequence[str], before: str | None = None) -> str | N
         return "PERSON"
     if len(lower) > 1 and lower[-1] in EVENT_WORDS:
         return "EVENT"
+    if len(lower) > 1 and lower[-1] in DOCUMENT_WORDS:
+        return "WORK_OF_ART"
+    if len(lower) > 1 and lower[-1] in TECHNOLOGY_LAST_WORDS:
+        return "SOFTWARE"
     if len(lower) > 1 and (lower[-1] in PLACE_LAST_WORDS or lower[0] in PLACE_FIRST_WORDS):
         return "FAC" if lower[-1] in {"centre", "center", "station", "airport"} else "LOC"
     return None
@@ -186,9 +213,12 @@ KIND_NOUNS: Final[dict[str, str]] = {
         _words(
             """software language library module package framework toolkit tool command compiler
             interpreter editor browser database protocol format extension plugin plug-in shell
-            kernel runtime api ide app application platform system product device console engine
-            game"""
+            kernel runtime api ide standard encoding"""
         ),
+        "SOFTWARE",
+    ),
+    **dict.fromkeys(
+        _words("""app application platform system product device console engine game"""),
         "PRODUCT",
     ),
 }

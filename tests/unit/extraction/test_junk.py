@@ -32,6 +32,16 @@ from redstring.extraction.junk import JUNK_REASONS, junk_reason
         ("the working tree", "junk_phrase"),
         ("amd64", "junk_phrase"),
         ("A Very Long Line That Is Clearly Not A Name", "junk_phrase"),
+        ("API", "junk_common_noun"),
+        ("I/O", "junk_common_noun"),
+        ("PRs", "junk_common_noun"),
+        ("Git-based", "junk_phrase"),
+        ("UTF-8-encoded", "junk_phrase"),
+        ("BBBBBB", "junk_phrase"),
+        ("Content-", "junk_phrase"),
+        ("etc", "junk_phrase"),
+        ("21st", "junk_number"),
+        ("U+00E9", "junk_number"),
     ],
 )
 def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) -> None:
@@ -42,7 +52,7 @@ def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) 
 @pytest.mark.parametrize(
     "name",
     [
-        "C#", "C++", "TCP/IP", "OS/2", "I/O", "iPhone", "macOS", "eBay", "Node.js", "AT&T",
+        "C#", "C++", "TCP/IP", "OS/2", "iPhone", "macOS", "eBay", "Node.js", "AT&T",
         "NASA", "UNESCO", "de Gaulle", "Guido van Rossum", "Python 3", "Windows 10",
         "Okafor Labs", "Kiln & Carrow Ltd", "Dr. Lenz", "3M", "7-Eleven",
     ],

@@ -40,7 +40,14 @@ from typing import TYPE_CHECKING, Final
 from redstring.domain.errors import EmptyTextError, InvalidArgumentError
 from redstring.domain.extraction import Extraction
 from redstring.domain.schema import Schema
-from redstring.extraction.adapters.spacy.cleaning import Block, blocks, prose_blocks
+from redstring.extraction.adapters.spacy.cleaning import (
+    Block,
+    blocks,
+    code_words,
+    handles,
+    people,
+    prose_blocks,
+)
 from redstring.extraction.adapters.spacy.cues import Cues, schema_cues
 from redstring.extraction.adapters.spacy.labels import DEFAULT_NER_LABELS
 from redstring.extraction.adapters.spacy.reader import Reader
@@ -53,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_NER_LABELS", "DEFAULT_PIPELINES", "RULES_VERSION", "SpacyExtractor", "blocks"]
 
 
-RULES_VERSION: Final = 3
+RULES_VERSION: Final = 4
 """Bumped whenever a rule below changes what is extracted, so stored extractions are redone."""
 
 
@@ -96,7 +103,7 @@ class SpacyExtractor:
     @property
     def model(self) -> str:
         """The pipeline, its version and the rules version, e.g.
-        ``"spacy/en_core_web_sm-3.8.0+rules-3"``."""
+        ``"spacy/en_core_web_sm-3.8.0+rules-4"``."""
         return f"spacy/{self._pipeline}-{self._version}+rules-{RULES_VERSION}"
 
     async def extract(self, text: str, schema: Schema) -> Extraction:
@@ -111,7 +118,15 @@ class SpacyExtractor:
             return Extraction()
         doc, headings, cues = await asyncio.to_thread(self._analyse, prose, schema)
         return Reader(
-            doc, schema, cues, self._cooccurrence, headings, self._dictionary
+            doc,
+            schema,
+            cues,
+            self._cooccurrence,
+            headings,
+            self._dictionary,
+            code=code_words(text),
+            people=people(text),
+            handles=handles(text),
         ).extraction()
 
     def _analyse(

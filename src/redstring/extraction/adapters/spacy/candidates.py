@@ -63,6 +63,7 @@ def clean_bounds(span: Span, *, name: bool = True) -> tuple[int, int] | None:
             end = min(end, token.i)
     while start < end and (
         doc[start].lower_ in ARTICLES
+        or doc[start].lower_ in {"'s", "\u2019s"}
         or doc[start].is_punct
         or doc[start].is_space
         or (

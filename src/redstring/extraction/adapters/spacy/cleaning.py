@@ -84,5 +84,44 @@ def prose_blocks(text: str) -> list[Block]:
     return found
 
 
+_CODE_WORD: Final = re.compile(r"[A-Za-z_][\w-]*")
+_NAME: Final = r"[A-Z][\w'.\u2019-]*(?: (?:[a-z]{1,3} )?[A-Z][\w'.\u2019-]*){1,3}"
+_MAILED: Final = re.compile(rf"({_NAME})\s*[<(][\w.+-]+@[\w-]+(?:\.[\w-]+)+[>)]")
+_TRAILER: Final = re.compile(
+    rf"^\s*(?:Signed-off|Reviewed|Acked|Helped|Reported|Tested|Suggested|Mentored|"
+    rf"Co-authored)-by:\s*({_NAME})|^\s*[Aa]uthors?:\s*({_NAME})",
+    re.MULTILINE,
+)
+_LISTED_HANDLE: Final = re.compile(
+    r"^\s*[-*]?\s*(\S+)\s+[-\u2013]\s+[^\W\d_][^<>()\n]{1,60}[<(][\w.+-]+@", re.MULTILINE
+)
+
+
+def people(text: str) -> frozenset[str]:
+    """Names ``text`` writes as a person's: before an e-mail address ("Rich Trott
+    <rtrott@...>"), in a sign-off trailer ("Signed-off-by: A U Thor") or after "Author:"."""
+    found = {m.group(1) for m in _MAILED.finditer(text)}
+    found.update(m.group(1) or m.group(2) for m in _TRAILER.finditer(text))
+    return frozenset(found)
+
+
+def handles(text: str) -> frozenset[str]:
+    """User names a list line gives before a person's name and address ("- trott - Rich
+    Trott <...>"): names of accounts, not of anything the graph should hold."""
+    return frozenset(m.group(1) for m in _LISTED_HANDLE.finditer(text))
+
+
+def code_words(text: str) -> frozenset[str]:
+    """The identifiers and command words written as code in ``text`` (fenced blocks and
+    inline code), as written: what a name the prose also uses may be the code's."""
+    lines = text.splitlines()
+    found: set[str] = set()
+    for line, is_code in zip(lines, code_lines(lines), strict=True):
+        parts = [line] if is_code else [m.group(0) for m in _INLINE_CODE.finditer(line)]
+        for part in parts:
+            found.update(_CODE_WORD.findall(part))
+    return frozenset(found)
+
+
 def _closes_block(line: str) -> bool:
     return len(line) < 60 and not line.endswith((".", ",", ";", ":", "-"))

@@ -76,6 +76,8 @@ class Cues:
                 if nominal:
                     if not parts[1:] and agent_noun(head, parts[0]):
                         yield forward or head.endswith("ee")
+                    elif parts[1:] and head == parts[0] and words[1:] == parts[1:]:
+                        yield forward  # a noun trigger and its preposition: "part of"
                 elif head == parts[0] and all(part in words[1:] for part in parts[1:]):
                     yield forward
         if nominal and head in self.nouns:

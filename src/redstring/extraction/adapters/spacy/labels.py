@@ -14,13 +14,14 @@ from redstring.extraction.name_cues import (
     KIND_NOUNS,
     PRODUCT_NOUNS,
     ROLE_NOUNS,
+    SOFTWARE_NOUNS,
     WORK_NOUNS,
     is_coined,
     label_from_words,
 )
 
 if TYPE_CHECKING:
-    from spacy.tokens import Span, Token
+    from spacy.tokens import Doc, Span, Token
 
 
 DEFAULT_NER_LABELS: Final[dict[str, tuple[str, ...]]] = {
@@ -30,18 +31,27 @@ DEFAULT_NER_LABELS: Final[dict[str, tuple[str, ...]]] = {
     "Location": ("GPE", "LOC", "FAC"),
     "Place": ("GPE", "LOC", "FAC"),
     "Product": ("PRODUCT",),
+    "Technology": ("SOFTWARE",),
+    "Software": ("SOFTWARE",),
     "Event": ("EVENT",),
     "Work": ("WORK_OF_ART",),
 }
-"""Recogniser labels for well-known type names, used when a type states no ``ner_labels``."""
+"""Recogniser labels for well-known type names, used when a type states no ``ner_labels``.
+
+``SOFTWARE`` is no recogniser's label: the rules give it (a software noun, a version, "written
+in X", a name the passage's code spells). A schema with no type for it gets its names as the
+type ``PRODUCT`` lands on."""
 
 
 _PLACE_LABELS: Final = frozenset({"GPE", "LOC", "FAC"})
 
 
 _NAME_LABELS: Final = frozenset(
-    {"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"}
-)
+    {
+        "PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "SOFTWARE", "EVENT",
+        "WORK_OF_ART", "LAW",
+    }
+)  # fmt: skip
 
 
 _VERSION: Final = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?$")
@@ -72,7 +82,9 @@ _NOT_PLACES: Final = frozenset(
 # On a tied vote a person or organisation wins: a multi-word place name is the rarer reading.
 _TIE_ORDER: Final = {
     label: rank
-    for rank, label in enumerate(("PERSON", "ORG", "PRODUCT", "EVENT", "WORK_OF_ART", "FAC"))
+    for rank, label in enumerate(
+        ("PERSON", "ORG", "PRODUCT", "SOFTWARE", "EVENT", "WORK_OF_ART", "FAC")
+    )
 }
 
 
@@ -104,6 +116,8 @@ def label_map(schema: Schema) -> dict[str, str]:
         if label not in labels:
             top = max(counts.values())
             labels[label] = next(s.name for s in derive if counts[s.name] == top)
+    if "SOFTWARE" not in labels and "PRODUCT" in labels:
+        labels["SOFTWARE"] = labels["PRODUCT"]
     return labels
 
 
@@ -113,7 +127,10 @@ _TYPE_WORDS: Final = {
     **dict.fromkeys(("place", "location", "site", "area", "geographic", "venue"), "GPE"),
     **dict.fromkeys(("event", "occurrence"), "EVENT"),
     **dict.fromkeys(("work", "creative", "artwork", "title"), "WORK_OF_ART"),
-    **dict.fromkeys(("product", "vehicle", "aircraft", "device", "technology"), "PRODUCT"),
+    **dict.fromkeys(("product", "vehicle", "aircraft", "device"), "PRODUCT"),
+    **dict.fromkeys(
+        ("technology", "software", "language", "library", "tool", "protocol"), "SOFTWARE"
+    ),
 }
 """Words that name a kind in a type's own name or description, beside the kind nouns."""
 
@@ -147,7 +164,9 @@ def relabelled(span: Span, label: str) -> str:
     if kind is not None:
         return kind
     if _versioned(span):
-        return "PRODUCT"
+        return "SOFTWARE"
+    if _written_in(root) or _names_software(root) or _used_as_software(span, root, label):
+        return "SOFTWARE"
     if _dateline(span):
         return "GPE"
     if _names_a_product(root, label, coined=len(span) == 1 and is_coined(span.text)):
@@ -199,6 +218,55 @@ def _versioned(span: Span) -> bool:
     return (len(span) > 1 and bool(_VERSION.match(last.text))) or (
         following is not None and bool(_VERSION.match(following.text))
     )
+
+
+def _written_in(root: Token) -> bool:
+    """ "written in Python", "implemented in C": the language code is written in."""
+    return (
+        root.dep_ == "pobj"
+        and root.head.lower_ == "in"
+        and root.head.head.lemma_.lower() in _CODING_VERBS
+    )
+
+
+_CODING_VERBS: Final = frozenset({"write", "implement", "code", "program", "script", "rewrite"})
+
+
+def _names_software(root: Token) -> bool:
+    """ "the Tkinter module", "an SMTP server", "IDLE, an IDE for Python": a name modifying, or
+    in apposition with, a software noun."""
+    if root.dep_ in {"compound", "amod", "nmod"} and root.head.lemma_.lower() in SOFTWARE_NOUNS:
+        return True
+    return any(c.dep_ == "appos" and c.lemma_.lower() in SOFTWARE_NOUNS for c in root.children) or (
+        root.dep_ == "appos" and root.head.lemma_.lower() in SOFTWARE_NOUNS
+    )
+
+
+def _used_as_software(span: Span, root: Token, label: str) -> bool:
+    """What a sentence does with a name says it is software: "install Emacs", "parse XML"
+    (the object of a verb done to programs and formats), and for an acronym the recogniser
+    read as an organisation, "in HTML", "via SMTP", "over SSH", "as JSON"."""
+    if label not in {"ORG", "PERSON", "GPE"}:
+        return False
+    if root.dep_ == "dobj" and root.head.lemma_.lower() in _SOFTWARE_VERBS:
+        return label != "PERSON" or len(span) == 1
+    return (
+        label == "ORG"
+        and len(span) == 1
+        and bool(_ACRONYM.match(span.text))
+        and root.dep_ == "pobj"
+        and root.head.lower_ in {"in", "via", "over", "using", "into", "as"}
+    )
+
+
+_SOFTWARE_VERBS: Final = frozenset(
+    {
+        "install", "uninstall", "run", "parse", "implement", "encode", "decode", "convert",
+        "load", "import", "configure", "enable", "compile", "download", "upgrade", "execute",
+        "invoke", "launch", "emulate", "serialize", "serialise",
+    }
+)  # fmt: skip
+_ACRONYM: Final = re.compile(r"^[A-Z][A-Z0-9+#-]{1,7}$")
 
 
 def _names_a_place(root: Token) -> bool:
@@ -307,6 +375,37 @@ def consistent(mentions: list[Mention]) -> list[Mention]:
             None,
         )
         mention.label = surname or head or mention.label
+    return mentions
+
+
+def coordinated(doc: Doc, mentions: list[Mention]) -> list[Mention]:
+    """Names in one coordination ("Phil Harris, Eva Gabor and Sterling Holloway"; "C, C++ or
+    Java") are of one kind: a name the recogniser only guessed takes the label most of the
+    list carries, when the rest of the list outweighs its own guess."""
+    by_root = {m.root(doc).i: m for m in mentions}
+    groups: dict[int, list[Mention]] = {}
+    for mention in mentions:
+        token = mention.root(doc)
+        while token.dep_ == "conj" and token.head.i != token.i:
+            token = token.head
+        groups.setdefault(token.i, []).append(mention)
+    for head, group in groups.items():
+        if head in by_root and by_root[head] not in group:
+            group.append(by_root[head])
+        if len(group) < 2:
+            continue
+        for mention in group:
+            if mention.weight > 1:
+                continue
+            others: Counter[str] = Counter()
+            for other in group:
+                if other is not mention and other.label in _NAME_LABELS:
+                    others[other.label] += other.weight
+            if not others:
+                continue
+            label, weight = others.most_common(1)[0]
+            if label != mention.label and weight > 1 and weight > others[mention.label]:
+                mention.label = label
     return mentions
 
 

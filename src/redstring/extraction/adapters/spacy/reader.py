@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from redstring.extraction.adapters.spacy.candidates import (
 from redstring.extraction.adapters.spacy.cues import Cues
 from redstring.extraction.adapters.spacy.labels import (
     consistent,
+    coordinated,
     label_map,
     relabelled,
     surnamed,
@@ -34,7 +36,13 @@ from redstring.extraction.adapters.spacy.relations import (
     verb_words,
 )
 from redstring.extraction.junk import junk_reason
-from redstring.extraction.name_cues import KIND_NOUNS
+from redstring.extraction.name_cues import (
+    EVENT_WORDS,
+    KIND_NOUNS,
+    ORGANISATION_WORDS,
+    is_coined,
+    label_from_words,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -58,6 +66,30 @@ def _listed_places(doc: Doc, a: Mention, b: Mention) -> bool:
 
 
 _PLACE_LABELS = frozenset({"GPE", "LOC", "FAC"})
+_PEOPLE = frozenset({"PERSON", "NORP"})
+_INITIAL = re.compile(r"^[A-Z]\.$")
+_OBJECT_PRONOUNS = frozenset({"me", "you", "it", "us", "him", "her", "them"})
+
+
+def _person_shaped(span: Span) -> bool:
+    """Two to four capitalised words of letters, none all capitals: "Linus Torvalds" (a
+    software name has one word, or a digit, an acronym or a capital inside a word)."""
+    words = [t for t in span if not t.is_punct]
+    return 2 <= len(words) <= 4 and all(
+        t.is_alpha and t.text[:1].isupper() and t.text[1:].islower() for t in words
+    )
+
+
+def _splits(token: Token) -> bool:
+    """A comma, an "or" or a spaced slash inside a recogniser's span joins names ("Linux,
+    Mac", "Modernize or Futurize", "Red Hat / IBM"); "and" and "&" stay ("Kiln & Carrow")."""
+    if token.text == ",":
+        return True
+    return token.lower_ == "or" or (token.text == "/" and bool(token.whitespace_))
+
+
+_OPENERS = frozenset({":", "(", "-", "\u2013", "\u2014", "|"})
+# A quote is no opener: one quoted capitalised word is a title ("Inertia", "Charmed").
 
 
 class Reader:
@@ -71,8 +103,16 @@ class Reader:
         cooccurrence: str | None,
         headings: list[tuple[int, int]] | None = None,
         dictionary: frozenset[str] = frozenset(),
+        *,
+        code: frozenset[str] = frozenset(),
+        people: frozenset[str] = frozenset(),
+        handles: frozenset[str] = frozenset(),
     ) -> None:
         self._doc = doc
+        self._people = people
+        self._handles = handles
+        self._code = code
+        self._code_lower = frozenset(word.lower() for word in code)
         self._dictionary = dictionary
         self._joined_names: set[str] = set()
         self._headings = headings or []
@@ -84,6 +124,7 @@ class Reader:
         self._labels = label_map(schema)
         self._dropped: dict[str, int] = {}
         self._prose_text: str | None = None
+        self._lowercase: frozenset[str] | None = None
 
     def extraction(self) -> Extraction:
         mentions = self._mentions()
@@ -104,11 +145,11 @@ class Reader:
     # --- entities ------------------------------------------------------------------------
 
     def _mentions(self) -> list[Mention]:
-        found = [m for m in (self._from_entity(ent) for ent in self._doc.ents) if m]
+        found = self._people_named([m for ent in self._doc.ents for m in self._from_entity(ent)])
         found = nicknamed(self._doc, found)
         found += cued(self._doc, found)
         found += predicated(self._doc, found)
-        found = surnamed(voted(consistent(found)))
+        found = surnamed(voted(coordinated(self._doc, consistent(found))))
         found += recurrences(self._doc, found)
         mentions: list[Mention] = []
         refused: dict[str, str] = {}
@@ -144,8 +185,34 @@ class Reader:
         reason = junk_reason(mention.name)
         if reason is not None:
             return reason
+        if mention.name in self._code and not mention.name.isupper():
+            return "junk_code"  # "TypeVar" where the passage's code writes `TypeVar`
+        if mention.name in self._handles:
+            return "junk_handle"
+        if self._path_head(mention):
+            return "junk_path"
+        if self._term(mention) or self._section_title(mention):
+            return "junk_phrase"
+        last = self._doc[mention.end - 1]
+        if (
+            mention.end - mention.start > 1
+            and last.is_stop
+            and last.is_alpha
+            and last.lower_ not in _OBJECT_PRONOUNS
+            and mention.label != "WORK_OF_ART"
+        ):
+            # "W. That", "W. Such": a name never ends in a stop word, but a title may
+            # ("Release Me", "Only You", "Let It Be").
+            return "junk_phrase"
         if mention.end - mention.start == 1:
             token = self._doc[mention.start]
+            if (
+                token.is_upper
+                and token.is_alpha
+                and len(token) >= 4
+                and token.lower_ in self._dictionary
+            ):
+                return "junk_heading"  # "LOCAL", "MERGED": a word in capitals, a label
             if token.is_stop or self._capitalised_by_position(token):
                 return "junk_phrase"
             if token.lower_ in self._joined_names:
@@ -155,6 +222,105 @@ class Reader:
         if self._role_phrase(mention):
             return "junk_phrase"
         return None
+
+    def _path_head(self, mention: Mention) -> bool:
+        """ "Documentation/*.jpg": the first part of a path, a slash right after it."""
+        end = mention.end
+        return (
+            end < len(self._doc)
+            and self._doc[end].text.startswith("/")
+            and not self._doc[end - 1].whitespace_
+        )
+
+    def _people_named(self, found: list[Mention]) -> list[Mention]:
+        """A name the raw text writes as a person's ("Italo A. Casas <...>") is one person's
+        mention, whatever pieces the recogniser cut it into ("Italo A.", "Casas")."""
+        if not self._people:
+            return found
+        texts = [t.text for t in self._doc]
+        for name in self._people:
+            words = name.replace(".", ". ").split()
+            for start in range(len(texts)):
+                end = self._match_words(start, words)
+                if end is None:
+                    continue
+                found = [m for m in found if m.end <= start or m.start >= end]
+                mention = make_mention(self._doc[start:end], "PERSON")
+                mention.weight = 2
+                if mention.key:
+                    found.append(mention)
+        return found
+
+    def _match_words(self, start: int, words: list[str]) -> int | None:
+        """The end of the tokens from ``start`` that spell ``words``, or ``None``."""
+        i, joined, wanted = start, "", "".join(words)
+        while i < len(self._doc) and len(joined) < len(wanted):
+            joined += self._doc[i].text
+            i += 1
+        return i if joined == wanted and self._doc[start].text[:1].isupper() else None
+
+    def _technical_guess(self, span: Span, label: str) -> str | None:
+        """What a recogniser's unsupported guess is in a passage with code: "Perl", "SMTP",
+        "Tk", "Emacs", "NumPy", "Python 4" a technology; "Linus Torvalds" (a full name of
+        words no dictionary holds) a person; ``None`` to keep the guess."""
+        before = self._doc[span.start - 1].text if span.start > 0 else None
+        if label_from_words([t.text for t in span], before) is not None:
+            return None
+        last = span[-1]
+        if len(span) > 1 and last.is_digit and len(last) <= 2:
+            return "SOFTWARE"  # "Python 4", "Perl 5": a name with a release number
+        if label in {"GPE", "LOC"}:
+            return "SOFTWARE" if len(span) == 1 and is_coined(span.text) else None
+        if label == "PERSON":
+            return "SOFTWARE" if len(span) == 1 and span.text not in self._people else None
+        if label not in {"ORG", "PRODUCT"}:
+            return None
+        if _person_shaped(span):
+            unknown = [t.lower_ not in self._dictionary for t in span if t.is_alpha]
+            return "PERSON" if label == "ORG" and all(unknown[1:]) else None
+        return "SOFTWARE"
+
+    def _term(self, mention: Mention) -> bool:
+        """ "Regular Expression Syntax", "Interactive Mode": a title-case run of dictionary
+        words whose last word the passage also writes in lowercase is a term, unless that word
+        says what kind of thing it names ("Python Software Foundation")."""
+        every = [t for t in self._doc[mention.start : mention.end] if not t.is_punct]
+        words = [t for t in every if not _INITIAL.match(t.text)]  # "A. Parent": "Parent"
+        if not words or len(every) < 2 or not all(t.is_alpha for t in words):
+            return False
+        last = words[-1].lemma_.lower()
+        if last in ORGANISATION_WORDS or last in KIND_NOUNS or last in EVENT_WORDS:
+            return False
+        if not all(t.lower_ in self._dictionary or t.lemma_ in self._dictionary for t in words):
+            return False
+        if self._lowercase is None:
+            self._lowercase = frozenset(
+                form for t in self._doc if t.is_lower for form in (t.text, t.lemma_)
+            )
+        return words[-1].lower_ in self._lowercase or last in self._lowercase
+
+    def _section_title(self, mention: Mention) -> bool:
+        """ "Managing Global State", "Writing Tests": a title opening with a gerund of a
+        dictionary verb and going on in dictionary words names a section, not a thing."""
+        words = [t for t in self._doc[mention.start : mention.end] if t.is_alpha]
+        if len(words) < 2 or not words[0].lower_.endswith("ing"):
+            return False
+        stem = words[0].lower_[:-3]
+        if not ({stem, stem + "e", stem[:-1]} & self._dictionary) or len(stem) < 3:
+            return False
+        return all(t.lower_ in self._dictionary or t.lemma_ in self._dictionary for t in words)
+
+    def _spelled_in_code(self, span: Span) -> bool:
+        """ "Git" where the passage's code runs ``git``: a one-word name whose lowercase form
+        the code writes is the program's or the language's (the name written exactly as the
+        code writes it is an identifier, refused as ``junk_code``)."""
+        word = span.text
+        return (
+            len(span) == 1
+            and word not in self._code
+            and word.lower() in self._code_lower
+            and word[:1].isupper()
+        )
 
     def _role_phrase(self, mention: Mention) -> bool:
         """ "He is also Story Writer": a predicate of common words ending in a person's role
@@ -167,14 +333,31 @@ class Reader:
         return all(t.lemma_.lower() in self._dictionary for t in words)
 
     def _capitalised_by_position(self, token: Token) -> bool:
-        """A dictionary word ("Content", "Specifying") capitalised only because it opens a
-        sentence or a block: nowhere in the passage is it capitalised mid-sentence."""
-        if token.i != token.sent.start or token.lemma_.lower() not in self._dictionary:
+        """A dictionary word ("Content", "Types") capitalised only where its place explains
+        the capital: opening a sentence or a block, after a colon, bracket or dash, or
+        inside a title ("Built-in Types", "Fixed Set of Keys"); nowhere in the passage is it
+        capitalised where nothing explains it."""
+        if token.lemma_.lower() not in self._dictionary or not self._explained(token):
             return False
         return not any(
-            other.text == token.text and other.i != other.sent.start
+            other.text == token.text and not self._explained(other)
             for other in self._doc
             if other.i != token.i
+        )
+
+    def _explained(self, token: Token) -> bool:
+        """The capital of ``token`` is its place's: see :meth:`_capitalised_by_position`."""
+        doc, start = self._doc, token.sent.start
+        if token.i == start or doc[token.i - 1].text in _OPENERS:
+            return True
+        k = token.i - 1  # the first token of the word before (hyphens join: "Built-in")
+        if not (doc[k].is_alpha or doc[k].text == "-"):
+            k = start  # a comma or a bracket between: no title runs through it
+        while k - 1 >= start and not doc[k - 1].whitespace_:
+            k -= 1
+        after = token.i + 1
+        return (k > start and doc[k].text[:1].isupper() and doc[k].is_alpha) or (
+            after < token.sent.end and doc[after].is_title and doc[after].is_alpha
         )
 
     def _in_heading(self, mention: Mention) -> bool:
@@ -186,16 +369,49 @@ class Reader:
             self._prose_text = " ".join(t.text for t in self._doc if t.i not in inside)
         return self._prose_text
 
-    def _from_entity(self, ent: Span) -> Mention | None:
-        bounds = clean_bounds(ent)
-        if bounds is None:
-            return None
-        span = self._doc[bounds[0] : bounds[1]]
-        label = relabelled(span, ent.label_)
-        mention = make_mention(span, label)
-        # A label the name's words or context gave outvotes the recogniser's guesses.
-        mention.weight = 1 if label == ent.label_ else 2
-        return mention if mention.key else None
+    def _from_entity(self, ent: Span) -> list[Mention]:
+        """The recogniser's span as mentions: one per part between its commas ("Linux, Mac"
+        is two names, a list the recogniser read as one), each cleaned and relabelled."""
+        found: list[Mention] = []
+        start = ent.start
+        cuts = [t.i for t in ent if _splits(t)]
+        if ent.label_ not in {"WORK_OF_ART", "EVENT", "LAW"}:
+            # "Python 2's Unicode features": the possessor is the name, the rest is what it has.
+            # A possessive inside a title-case name is part of it ("Women's National
+            # Basketball League"): only a lowercase word after it shows a possession.
+            owned = next((t.i for t in ent if t.tag_ == "POS" and t.i < ent.end - 1), None)
+            after = self._doc[owned + 1 : ent.end] if owned is not None else None
+            if owned is not None and after is not None and any(t.is_lower for t in after):
+                cuts = [i for i in cuts if i < owned] + [owned]
+        for i in [*cuts, ent.end]:
+            bounds = clean_bounds(self._doc[start:i]) if i > start else None
+            start = i + 1
+            if i != ent.end and self._doc[i].tag_ == "POS":
+                start = ent.end  # nothing after the possessive is a name of this span
+            if bounds is None:
+                continue
+            span = self._doc[bounds[0] : bounds[1]]
+            label = relabelled(span, ent.label_)
+            if span.text in self._people:
+                label = "PERSON"
+            elif label == ent.label_ and label not in _PEOPLE and self._spelled_in_code(span):
+                label = "SOFTWARE"
+            elif label == ent.label_ and self._code:
+                # In a passage with code, a name only guessed an organisation, a product or
+                # (in one word) a person is a tool's, a language's or a format's far more
+                # often; one shaped like a person's full name is a person's.
+                guess = self._technical_guess(span, label)
+                if guess is not None:
+                    mention = make_mention(span, guess)
+                    if mention.key:
+                        found.append(mention)
+                    continue
+            mention = make_mention(span, label)
+            # A label the name's words or context gave outvotes the recogniser's guesses.
+            mention.weight = 1 if label == ent.label_ else 2
+            if mention.key:
+                found.append(mention)
+        return found
 
     def _noun_chunks(self, kind: str, mentions: list[Mention]) -> list[Mention]:
         taken = {i for m in mentions for i in range(m.start, m.end)}
@@ -287,7 +503,11 @@ class Reader:
                 words = verb_words(token, path)
             elif token.pos_ in {"NOUN", "PROPN"}:
                 ordered = noun_order(token, root_a, root_b, path)
-                words = (token.lemma_.lower(),)
+                on_path = {t.i for t in path}
+                words = (
+                    token.lemma_.lower(),
+                    *(c.lower_ for c in token.children if c.dep_ == "prep" and c.i in on_path),
+                )
             else:
                 continue
             if ordered is None:

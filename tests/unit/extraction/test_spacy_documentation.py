@@ -1,0 +1,78 @@
+"""What the offline extractor makes of software documentation (rules 4), and the names of
+encyclopaedic text those rules must not break."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.domain.extraction import Extraction
+from redstring.domain.schema import DEFAULT_SCHEMA
+from redstring.extraction.adapters.spacy import SpacyExtractor
+
+
+@pytest.fixture(scope="module")
+def extractor() -> SpacyExtractor:
+    return SpacyExtractor()
+
+
+def typed(extraction: Extraction) -> set[tuple[str, str]]:
+    return {(entity.name, entity.type) for entity in extraction.entities}
+
+
+def test_the_default_schema_has_a_type_for_software() -> None:
+    """Manuals name programs, languages and formats far more than companies (ADR 0030)."""
+    assert "Technology" in {spec.name for spec in DEFAULT_SCHEMA.entity_types}
+    assert {"DEVELOPED", "USES", "PART_OF"} <= {r.name for r in DEFAULT_SCHEMA.relationship_types}
+
+
+async def test_a_name_only_guessed_in_a_passage_with_code_is_a_technology(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "Emacs" guessed a person beside code is a tool's name."""
+    found = await extractor.extract(
+        "Run `perl -e 1` first.\n\nPerl and Emacs are used by many people here.",
+        DEFAULT_SCHEMA,
+    )
+    assert ("Emacs", "Technology") in typed(found)
+
+
+async def test_a_name_written_before_an_address_is_a_persons_and_its_handle_no_name(
+    extractor: SpacyExtractor,
+) -> None:
+    """A collaborators list: "- aduh95 - Antoine du Hamel <...>" names a person; the user
+    name before it is no entity."""
+    found = await extractor.extract(
+        "Collaborators:\n\n- JakobJingleheimer - Rich Trott <rtrott@example.com>\n"
+        "- aduh95 - Antoine du Hamel <duhamel@example.com>",
+        DEFAULT_SCHEMA,
+    )
+    assert {("Rich Trott", "Person"), ("Antoine du Hamel", "Person")} <= typed(found)
+    assert not {"JakobJingleheimer", "aduh95"} & {name for name, _ in typed(found)}
+
+
+async def test_generic_acronyms_are_dropped_with_their_reason(extractor: SpacyExtractor) -> None:
+    found = await extractor.extract(
+        "Open a PR against the API and ask the CI to run. The FAQ explains it.", DEFAULT_SCHEMA
+    )
+    assert not found.entities
+    assert found.dropped.get("junk_common_noun", 0) >= 2
+
+
+@pytest.mark.parametrize(
+    ("passage", "name"),
+    [
+        ("In 1967 Engelbert Humperdinck released the single Release Me in London.", "Release Me"),
+        ("The outbreak was the deadliest in early March for the U.S. since 1950.", "U.S."),
+        (
+            "The Adelaide Lightning play in the Women's National Basketball League.",
+            "Women's National Basketball League",
+        ),
+    ],
+)
+async def test_titles_abbreviations_and_possessives_inside_names_are_kept(
+    extractor: SpacyExtractor, passage: str, name: str
+) -> None:
+    """A title may end in a pronoun, an abbreviation in capitals is no heading, and a
+    possessive followed by title-case words is part of the name (HotpotQA misses once)."""
+    found = await extractor.extract(passage, DEFAULT_SCHEMA)
+    assert name in {entity.name for entity in found.entities}
