@@ -5,7 +5,7 @@ Rules (no compliance suite: an extractor stores nothing; each adapter has its ow
 * ``model`` is the extractor's identity as provenance: provider-qualified and versioned, and
   covering everything that changes its output except the schema (an LLM extractor includes
   its prompt version: ``"ollama/qwen3-8b+prompt-1"``; the offline one its pipeline:
-  ``"spacy/en_core_web_sm-3.8.0+rules-4"``). ``KnowledgeGraph`` records each passage's
+  ``"spacy/en_core_web_sm-3.8.0+rules-5"``). ``KnowledgeGraph`` records each passage's
   extraction under ``(model, schema.fingerprint)`` and never asks again for that pair.
 * ``extract`` returns what it found in ``text`` (possibly nothing) restricted to the schema's
   types, or raises: an :class:`~redstring.ports.errors.LlmProviderError` for a failed model

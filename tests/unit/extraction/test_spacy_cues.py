@@ -36,6 +36,12 @@ SCHEMA = Schema(
             object_types=("Organization",),
         ),
         RelationshipTypeSpec(
+            name="FOUNDED_BY",
+            description="The organisation was founded or formed by the person.",
+            subject_types=("Organization",),
+            object_types=("Person",),
+        ),
+        RelationshipTypeSpec(
             name="CHILD_OF",
             description="The person is a son or daughter of the other person.",
             subject_types=("Person",),
@@ -77,6 +83,22 @@ async def test_a_passive_description_reads_the_object_first(extractor: SpacyExtr
     """ "is employed by" in a description: the employer is the subject of "employ"."""
     found = await extractor.extract("The Radium Institute employed Marie Curie for years.", SCHEMA)
     assert ("Marie Curie", "WORKS_FOR", "Radium Institute") in triples(found)
+
+
+async def test_a_participle_clause_is_said_of_the_sentence_subject(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "A is a band, formed by B and C": the participle has no subject of its own, so its
+    governor's subject is what was formed, by every name of its agent's list."""
+    found = await extractor.extract(
+        "Okapi Fields is a Canadian folk band, formed in 1998 by Sarah Collins (vocals) and "
+        "Tobias Reyes (drums).",
+        SCHEMA,
+    )
+    assert {
+        ("Okapi Fields", "FOUNDED_BY", "Sarah Collins"),
+        ("Okapi Fields", "FOUNDED_BY", "Tobias Reyes"),
+    } <= triples(found)
 
 
 async def test_a_noun_of_the_description_is_a_cue(extractor: SpacyExtractor) -> None:

@@ -276,6 +276,13 @@ def _role(verb: Token, root: Token) -> int | None:
     ):
         # "B, a maker founded by A" and "B is a film directed by A" alike.
         return _modified_role(verb)
+    if verb.dep_ == "advcl" and not own_subject and verb.tag_ in {"VBN", "VBG"}:
+        # "A is a band, formed in 2006 by B" / "Founded by B, A is ...": a participial clause
+        # without a subject of its own is said of its governor's subject.
+        subject = next((c for c in verb.head.children if c.dep_ in _CLAUSE_SUBJECTS), None)
+        if subject is not None and _names(subject, root):
+            passive = verb.tag_ == "VBN" or subject.dep_ == "nsubjpass"
+            return _OBJECT if passive else _SUBJECT
     return None
 
 
