@@ -57,6 +57,28 @@ INVERSE_NOUNS: Final = {
 A"), for noun cues derived from a description."""
 
 
+NOUN_GROUPS: Final = (
+    frozenset(
+        {
+            "member", "singer", "vocalist", "frontman", "frontwoman", "guitarist", "bassist",
+            "drummer", "keyboardist", "pianist", "saxophonist", "trumpeter", "violinist",
+        }
+    ),
+)  # fmt: skip
+"""Nouns that state one relation as a predicate of the same shape ("A is the bassist of the
+band B" says what "A is a member of B" says): a noun cue derived from a description stands
+for its group."""
+
+
+def same_noun(lemma: str) -> frozenset[str]:
+    """``lemma`` and every noun of a group it belongs to."""
+    found = {lemma}
+    for group in NOUN_GROUPS:
+        if lemma in group:
+            found |= group
+    return frozenset(found)
+
+
 def same_relation(lemma: str) -> frozenset[str]:
     """``lemma`` and every verb of a group it belongs to."""
     found = {lemma}

@@ -42,6 +42,12 @@ SCHEMA = Schema(
             object_types=("Person",),
         ),
         RelationshipTypeSpec(
+            name="MEMBER_OF",
+            description="The person is a member of the band or team.",
+            subject_types=("Person",),
+            object_types=("Organization",),
+        ),
+        RelationshipTypeSpec(
             name="CHILD_OF",
             description="The person is a son or daughter of the other person.",
             subject_types=("Person",),
@@ -99,6 +105,32 @@ async def test_a_participle_clause_is_said_of_the_sentence_subject(
         ("Okapi Fields", "FOUNDED_BY", "Sarah Collins"),
         ("Okapi Fields", "FOUNDED_BY", "Tobias Reyes"),
     } <= triples(found)
+
+
+async def test_a_place_is_named_by_its_kind_noun_and_an_origin_says_where(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "the city of Leeds" and "the West Yorkshire region" name the place they are, so "the city"
+    points back to no earlier city; "a band from Toronto" says where the band is."""
+    found = await extractor.extract(
+        "Okapi Fields is a band from Toronto. The Halden Lions are a rugby team. The club is "
+        "based in the city of Leeds. Bingley is a town in the West Yorkshire region of England.",
+        SCHEMA,
+    )
+    assert {
+        ("Okapi Fields", "LOCATED_IN", "Toronto"),
+        ("Halden Lions", "LOCATED_IN", "Leeds"),
+        ("Bingley", "LOCATED_IN", "West Yorkshire"),
+    } <= triples(found)
+    assert ("Halden Lions", "LOCATED_IN", "Toronto") not in triples(found)
+
+
+async def test_a_noun_of_the_descriptions_group_is_a_cue(extractor: SpacyExtractor) -> None:
+    """ "member of" in the description: "the drummer of" says the same."""
+    found = await extractor.extract(
+        "Anna Berg is the drummer of Okapi Fields, a folk band.", SCHEMA
+    )
+    assert ("Anna Berg", "MEMBER_OF", "Okapi Fields") in triples(found)
 
 
 async def test_a_noun_of_the_description_is_a_cue(extractor: SpacyExtractor) -> None:

@@ -13,7 +13,9 @@ are derived from its own words, parsed by the same pipeline:
   keeps the subject first), and every noun that governs a preposition as a predicate ("is a
   member of the band");
 * each derived verb also stands for the verbs of its group
-  (:func:`~redstring.extraction.relation_words.same_relation`: "based" for "located").
+  (:func:`~redstring.extraction.relation_words.same_relation`: "based" for "located"), and
+  each derived noun for the nouns of its group
+  (:func:`~redstring.extraction.relation_words.same_noun`: "bassist of" for "member of").
 
 A derived verb cue is matched on its lemma (and a phrasal particle such as "over"), never its
 prepositions, which only introduce the endpoints. Derivation runs once per schema.
@@ -27,7 +29,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from redstring.domain.schema import RelationshipTypeSpec, Schema
-from redstring.extraction.relation_words import INVERSE_NOUNS, LIGHT_VERBS, same_relation
+from redstring.extraction.relation_words import (
+    INVERSE_NOUNS,
+    LIGHT_VERBS,
+    same_noun,
+    same_relation,
+)
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -132,6 +139,7 @@ def derived(spec: RelationshipTypeSpec, nlp: Language, schema: Schema) -> Cues:
             _description_cue(token, types, forward, inverse, nouns)
     for noun in nouns:
         inverse_nouns.update(INVERSE_NOUNS.get(noun, ()))
+    nouns = {grouped for noun in nouns for grouped in same_noun(noun)}
     return Cues(
         forward=_grouped(forward),
         inverse=_grouped(inverse),

@@ -68,15 +68,24 @@ def implicit(
         if len(inner) == 2 and _role_noun(inner[0], first) and _preposition_of(inner[1], second):
             yield ("work", inner[1].lower_), forward, False, inner[1].lower_ == "of"
         if (
-            len(inner) == 3
+            len(inner) in {3, 4}
             and inner[0].lemma_ == "be"
             and _subject_of_copula(inner[1], first)
             and inner[1].pos_ == "NOUN"
-            and _preposition_of(inner[2], second)
             and inner[2].head.i == inner[1].i
-        ):
-            # "A is a town in B" says where A is; "A is a professor at B" whom A works for.
-            if inner[2].lower_ in {"in", "near"}:
+            and (
+                _preposition_of(inner[2], second)
+                if len(inner) == 3
+                else _preposition_of(inner[2], inner[3])
+                and _place_noun(inner[3])
+                and second.dep_ == "compound"
+                and second.head.i == inner[3].i
+                and inner[2].lower_ in {"in", "near", "from"}
+            )
+        ):  # the fourth word: "A is a town in the B region"
+            # "A is a town in B" and "A is a band from B" say where A is; "A is a professor
+            # at B" whom A works for.
+            if inner[2].lower_ in {"in", "near", "from"}:
                 yield ("locate", "in"), forward, False, False
             else:
                 yield ("work", inner[2].lower_), forward, False, inner[2].lower_ == "of"
@@ -163,7 +172,11 @@ def references(doc: Doc, mentions: list[Mention]) -> list[Mention]:
     found: list[Mention] = []
     for token in doc:
         label = _REFERRING.get(token.lower_) if token.pos_ == "PRON" else None
-        if label is None and any(c.dep_ == "det" and c.lower_ == "the" for c in token.children):
+        if (
+            label is None
+            and any(c.dep_ == "det" and c.lower_ == "the" for c in token.children)
+            and not _named_here(token)
+        ):
             noun = token.lemma_.lower()
             label = "ORG" if noun in _COMPANY_NOUNS else _KIND_REFERENCES.get(noun)
         if label is None:
@@ -183,6 +196,21 @@ def references(doc: Doc, mentions: list[Mention]) -> list[Mention]:
                 )
             )
     return found
+
+
+def _named_here(noun: Token) -> bool:
+    """ "the city of Leeds", "the band Level 42": the kind noun names its own referent, so it
+    points back to nothing."""
+    for child in noun.children:
+        if child.dep_ in {"appos", "compound"} and child.pos_ == "PROPN" and child.i > noun.i:
+            return True
+        if (
+            child.dep_ == "prep"
+            and child.lower_ == "of"
+            and any(c.dep_ == "pobj" and c.pos_ == "PROPN" for c in child.children)
+        ):
+            return True
+    return False
 
 
 def _antecedent(doc: Doc, token: Token, candidates: list[Mention]) -> Mention | None:
@@ -296,6 +324,9 @@ def _names(child: Token, root: Token) -> bool:
             return True
         if token.dep_ == "pobj" and _as_role(token.head, child):
             return True
+        if token.dep_ == "pobj" and _place_of(token.head):
+            token = token.head.head  # "based in the city of X": X is the city
+            continue
         if token.dep_ == "pobj" and token.head.lower_ in _EXAMPLES and token.head.dep_ == "prep":
             token = token.head.head  # "appeared in programs including X": X is one of them
             continue
@@ -306,6 +337,27 @@ def _names(child: Token, root: Token) -> bool:
 
 
 _EXAMPLES: Final = frozenset({"including", "like", "as"})
+
+
+_PLACE_NOUNS: Final = frozenset(
+    noun for noun, label in KIND_NOUNS.items() if label == "GPE" and noun != "capital"
+)
+
+
+def _place_of(preposition: Token) -> bool:
+    """ "the city of X", "the state of X": a place kind noun naming the place after "of"."""
+    return (
+        preposition.lower_ == "of" and preposition.dep_ == "prep" and _place_noun(preposition.head)
+    )
+
+
+def _place_noun(noun: Token) -> bool:
+    """A place kind noun after "the" ("the city", "the X region")."""
+    return (
+        noun.pos_ == "NOUN"
+        and noun.lemma_.lower() in _PLACE_NOUNS
+        and any(c.dep_ == "det" and c.lower_ == "the" for c in noun.children)
+    )
 
 
 def _as_role(preposition: Token, child: Token) -> bool:
