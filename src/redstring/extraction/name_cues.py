@@ -205,7 +205,8 @@ KIND_NOUNS: Final[dict[str, str]] = {
     **dict.fromkeys(
         _words(
             """war battle festival tournament championship election revolution conference summit
-            expedition competition contest olympics"""
+            expedition competition contest olympics storm hurricane typhoon cyclone earthquake
+            outbreak"""
         ),
         "EVENT",
     ),
@@ -218,7 +219,11 @@ KIND_NOUNS: Final[dict[str, str]] = {
         "SOFTWARE",
     ),
     **dict.fromkeys(
-        _words("""app application platform system product device console engine game"""),
+        _words(
+            """app application platform system product device console engine game aircraft
+            airliner biplane monoplane helicopter vehicle car automobile truck locomotive
+            motorcycle smartphone"""
+        ),
         "PRODUCT",
     ),
 }

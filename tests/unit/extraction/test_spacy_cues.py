@@ -48,6 +48,12 @@ SCHEMA = Schema(
             object_types=("Organization",),
         ),
         RelationshipTypeSpec(
+            name="STARRED_IN",
+            description="The person acted or appeared in the film.",
+            subject_types=("Person",),
+            object_types=("CreativeWork",),
+        ),
+        RelationshipTypeSpec(
             name="CHILD_OF",
             description="The person is a son or daughter of the other person.",
             subject_types=("Person",),
@@ -131,6 +137,20 @@ async def test_a_noun_of_the_descriptions_group_is_a_cue(extractor: SpacyExtract
         "Anna Berg is the drummer of Okapi Fields, a folk band.", SCHEMA
     )
     assert ("Anna Berg", "MEMBER_OF", "Okapi Fields") in triples(found)
+
+
+async def test_a_name_the_parser_hung_on_two_heads_is_still_the_subject(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "Do Lafzon Ki Kahani is a film", under its title: the parser reads "Do" as an
+    auxiliary; the name's root is its noun, the sentence's subject, so "it" refers to it."""
+    found = await extractor.extract(
+        "Do Lafzon Ki Kahani (film)\nDo Lafzon Ki Kahani (English: A Story of Two Words) is a "
+        "2016 Indian romantic film. "
+        "Produced by Pen India Limited, it features Randeep Hooda in the lead role.",
+        SCHEMA,
+    )
+    assert ("Randeep Hooda", "STARRED_IN", "Do Lafzon Ki Kahani") in triples(found)
 
 
 async def test_a_noun_of_the_description_is_a_cue(extractor: SpacyExtractor) -> None:

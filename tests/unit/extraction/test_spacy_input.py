@@ -7,6 +7,7 @@ import pytest
 from redstring.domain.extraction import Extraction
 from redstring.domain.schema import DEFAULT_SCHEMA
 from redstring.extraction.adapters.spacy import SpacyExtractor, blocks
+from redstring.extraction.adapters.spacy.cleaning import prose_blocks
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +91,38 @@ async def test_a_quoted_nickname_stays_inside_the_name(extractor: SpacyExtractor
     )
     assert "Richard Elmer Humbert" in names(found)
     assert "Humbert" not in names(found)
+
+
+def test_a_short_line_over_a_paragraph_is_a_title() -> None:
+    """A plain-text title (no "#") stands over its paragraph: a block marked as a heading; a
+    short line that closes a sentence, or one with no paragraph under it, is not one."""
+    found = prose_blocks("Two Dollar Radio\nTwo Dollar Radio is a publisher in Columbus.")
+    assert [b.heading for b in found] == [True, False]
+    assert not any(b.heading for b in prose_blocks("It rained.\nThe match went on."))
+    assert not any(b.heading for b in prose_blocks("See the manual.\nRegards\nAda Obi"))
+    assert not any(b.heading for b in prose_blocks("Present: Ada Obi, Tom Wilk\nWe met."))
+
+
+async def test_the_paragraph_under_a_title_opens_with_its_name(
+    extractor: SpacyExtractor,
+) -> None:
+    """The title's words that open the paragraph are one name, of the kind the predicate
+    says, even where the recogniser cut them ("Heinkel") or read a title alone as a person;
+    the title line casts no vote of its own."""
+    found = await extractor.extract(
+        "Heinkel HD 23\nThe Heinkel HD 23 was a carrier-borne fighter biplane built in Germany.",
+        DEFAULT_SCHEMA,
+    )
+    assert ("Heinkel HD 23", "Product") in {(e.name, e.type) for e in found.entities}
+    assert "Heinkel" not in names(found)
+    song = await extractor.extract(
+        'The Hukilau Song\n"The Hukilau Song" is a song written by Jack Owens in 1948.',
+        DEFAULT_SCHEMA,
+    )
+    assert ("Hukilau Song", "Work") in {(e.name, e.type) for e in song.entities}
+
+    quoted = await extractor.extract(
+        'The Hukilau Song\nJack Owens wrote "The Hukilau Song" in 1948 after a luau.',
+        DEFAULT_SCHEMA,
+    )
+    assert ("Hukilau Song", "Work") in {(e.name, e.type) for e in quoted.entities}

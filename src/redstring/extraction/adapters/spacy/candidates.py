@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 ARTICLES: Final = frozenset({"the", "a", "an"})
 
 
+_NOMINAL: Final = frozenset({"PROPN", "NOUN", "NUM"})
+
+
 # Lowercase words that may open a name ("de Wit"); any other lowercase edge word is not the
 # name's ("the fourth Tidewater Summit", "the Rotterdam yard").
 _PARTICLES: Final = frozenset({"de", "van", "von", "da", "di", "le", "la", "del", "der", "al"})
@@ -39,7 +42,14 @@ class Mention:
     weight: int = 1
 
     def root(self, doc: Doc) -> Token:
-        return doc[self.start : self.end].root
+        """The span's syntactic root; a nominal one when the parser hung the name on two
+        heads ("Do Lafzon Ki Kahani is": "Do" read as an auxiliary, "Kahani" the subject)."""
+        span = doc[self.start : self.end]
+        root = span.root
+        if root.pos_ in _NOMINAL:
+            return root
+        tops = [t for t in span if not self.start <= t.head.i < self.end and t.pos_ in _NOMINAL]
+        return tops[-1] if tops else root
 
 
 def clean_bounds(span: Span, *, name: bool = True) -> tuple[int, int] | None:
@@ -327,3 +337,81 @@ def _name_word(token: Token) -> bool:
 
 
 _INITIAL: Final = re.compile(r"^[A-Z]\.$")
+
+
+_COPULAS: Final = frozenset({"is", "was", "are", "were"})
+_TITLE_LABELS: Final = frozenset(
+    {"PERSON", "ORG", "GPE", "LOC", "FAC", "WORK_OF_ART", "EVENT", "PRODUCT", "SOFTWARE", "LAW"}
+)
+
+
+def titled(doc: Doc, headings: list[tuple[int, int]], mentions: list[Mention]) -> list[Mention]:
+    """The paragraph under a title opens by naming it ("Heinkel HD 23" over "The Heinkel HD 23
+    was a carrier-borne biplane"): where the first words after a heading repeat the title
+    (without a bracketed qualifier such as "(film)" or a leading article) and a copula or a
+    bracket follows, those words are one name. Its label is the kind the predicate's noun says
+    (:data:`~redstring.extraction.name_cues.KIND_NOUNS`), else the recogniser's for a part of
+    it; it replaces the parts the recogniser cut it into ("Heinkel")."""
+    out = list(mentions)
+    for start, end in headings:
+        words = [t.text for t in doc[start:end]]
+        if "(" in words:
+            words = words[: words.index("(")]
+        if words and words[0].lower() in ARTICLES:
+            words = words[1:]
+        if not words or len(words) > _MAX_TITLE:
+            continue
+        i = end + (end < len(doc) and doc[end].text in _QUOTES)
+        if i < len(doc) and doc[i].lower_ == "the":
+            i += 1
+        j = i + len(words)
+        if j >= len(doc) or [t.text for t in doc[i:j]] != words:
+            continue
+        span = doc[i:j]
+        copula = _copula_after(doc, j)
+        if copula is None or not _title_case(span):
+            continue
+        kind = _opening_kind(copula)
+        parts = [m for m in out if m.start < j and m.end > i and not m.referring]
+        whole = next((m for m in parts if (m.start, m.end) == (i, j)), None)
+        label = kind or next((m.label for m in parts if m.label in _TITLE_LABELS), None)
+        if label is None:
+            continue
+        # The title's own pieces ("Lafzon Ki Kahani" of "Do Lafzon Ki Kahani") go too.
+        cut = {m.key for m in parts} - {make_mention(span, label).key}
+        out = [m for m in out if not (start <= m.start < end and m.key in cut)]
+        if whole is None:
+            out = [m for m in out if m not in parts]
+            whole = make_mention(span, label)
+            if not whole.key:
+                continue
+            out.append(whole)
+        if kind is not None:
+            whole.label, whole.weight = kind, 2
+    return out
+
+
+def _copula_after(doc: Doc, j: int) -> Token | None:
+    """The copula right after a name, past a closing quote and one bracketed aside."""
+    if j < len(doc) and doc[j].text in _QUOTES:
+        j += 1
+    if j < len(doc) and doc[j].text == "(":
+        close = next((t.i for t in doc[j:] if t.text == ")"), None)
+        j = close + 1 if close is not None else j
+    return doc[j] if j < len(doc) and doc[j].lower_ in _COPULAS else None
+
+
+def _opening_kind(copula: Token) -> str | None:
+    """The kind the noun heading a copula's predicate says ("was a 2011 South Korean
+    television sitcom"): its complement when parsed so, else the last noun of the first run
+    of nouns after it (a parse the opening name confused)."""
+    nouns = [c for c in copula.children if c.dep_ == "attr" and c.pos_ == "NOUN"]
+    if not nouns:
+        run: list[Token] = []
+        for token in copula.doc[copula.i + 1 : copula.sent.end]:
+            if token.pos_ == "NOUN":
+                run.append(token)
+            elif run or token.pos_ in {"VERB", "PUNCT", "ADP"}:
+                break
+        nouns = run[-1:]
+    return next((k for n in nouns if (k := KIND_NOUNS.get(n.lemma_.lower())) is not None), None)

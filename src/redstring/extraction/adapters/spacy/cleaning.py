@@ -81,7 +81,32 @@ def prose_blocks(text: str) -> list[Block]:
             current.append(_LIST_ITEM.sub("", line) or line)
     if current:
         found.append(Block(" ".join(current), heading))
-    return found
+    return [
+        Block(block.text, heading=True)
+        if not block.heading and _title_line(block.text) and _is_prose(found[i + 1 :])
+        else block
+        for i, block in enumerate(found)
+    ]
+
+
+def _title_line(text: str) -> bool:
+    """A short line, capitalised, without closing punctuation, standing on its own: a title
+    (not a ``Field: value`` line such as "Present: Ada Brennan, Tomasz Wilk")."""
+    return (
+        len(text) < 60
+        and text[:1].isupper()
+        and not _closes_sentence(text)
+        and not _FIELD.match(text)
+    )
+
+
+def _closes_sentence(text: str) -> bool:
+    return text.endswith((".", ",", ";", ":", "-", "!", "?"))
+
+
+def _is_prose(rest: list[Block]) -> bool:
+    """The next block is a paragraph of sentences (what a title stands above)."""
+    return bool(rest) and not rest[0].heading and _closes_sentence(rest[0].text)
 
 
 _CODE_WORD: Final = re.compile(r"[A-Za-z_][\w-]*")

@@ -16,6 +16,7 @@ from redstring.extraction.adapters.spacy.candidates import (
     nicknamed,
     predicated,
     recurrences,
+    titled,
 )
 from redstring.extraction.adapters.spacy.cues import Cues
 from redstring.extraction.adapters.spacy.labels import (
@@ -149,6 +150,10 @@ class Reader:
         found = nicknamed(self._doc, found)
         found += cued(self._doc, found)
         found += predicated(self._doc, found)
+        found = titled(self._doc, self._headings, found)
+        for mention in found:
+            if self._in_heading(mention):
+                mention.weight = 0  # a title has no context: the prose says what it names
         found = surnamed(voted(coordinated(self._doc, consistent(found))))
         found += recurrences(self._doc, found)
         mentions: list[Mention] = []
