@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.embedding_choice import EMBEDDINGS, load_embeddings
-from benchmarks.passage_sets import FUSED, GoldQuestion, RecallTable, hit_at, rankings
+from benchmarks.passage_sets import (
+    FUSED,
+    VARIANTS,
+    GoldQuestion,
+    RecallTable,
+    hit_at,
+    rankings,
+    retriever,
+)
 from benchmarks.support import print_table
 from redstring import KnowledgeGraph
 
@@ -86,7 +94,12 @@ def load_questions(pages: dict[str, str], path: Path = QUESTIONS) -> list[DocQue
 
 
 async def evaluate(
-    questions: list[DocQuestion], pages: dict[str, str], *, embeddings: str, show: bool
+    questions: list[DocQuestion],
+    pages: dict[str, str],
+    *,
+    embeddings: str,
+    show: bool,
+    sweep: bool = False,
 ) -> tuple[RecallTable, list[list[str]]]:
     from redstring.extraction.adapters.spacy import SpacyExtractor
 
@@ -122,6 +135,8 @@ async def evaluate(
             if show:
                 mark = "RIGHT" if right else "WRONG"
                 print(f"--- {question.gold.id} {mark} {question.gold.text}\n{answer.text}\n")
+        if sweep:
+            await sweep_settings(graph, [q.gold for q in questions])
     kinds = [*dict.fromkeys(q.gold.kind for q in questions), "all"]
     rows = [
         [kind, str(len(answered[kind])), f"{statistics.fmean(answered[kind]):.2f}"]
@@ -130,15 +145,45 @@ async def evaluate(
     return table, rows
 
 
+async def sweep_settings(graph: KnowledgeGraph, questions: list[GoldQuestion]) -> None:
+    """Support @1/3/5 of each of ``VARIANTS`` (fused), and whether it is at least every single
+    signal of the same query."""
+    print("| variant | all @1/3/5 | fused >= each signal |")
+    print("| --- | --- | --- |")
+    for name, settings in VARIANTS.items():
+        variant = retriever(graph, settings)
+        table = RecallTable(ks=(1, 3, 5), metric=hit_at)
+        for question in questions:
+            result = await variant.query(TENANT, question.text, k=WIDE)
+            for configuration, sources in rankings(result).items():
+                table.add(
+                    configuration,
+                    question,
+                    sources[:10] if configuration == FUSED else sources,
+                    baseline=configuration != FUSED,
+                )
+        means = table.means()
+        cells = "/".join(f"{100 * means[FUSED]['all'][k]:.1f}" for k in table.ks)
+        verdict = table.verdict(means).split(": ", 1)[1]
+        print(f"| {name} | {cells} | {verdict} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embeddings", choices=sorted(EMBEDDINGS), default="default")
     parser.add_argument("--show", action="store_true", help="print every extractive answer")
+    parser.add_argument("--sweep", action="store_true", help="score settings variants")
     arguments = parser.parse_args()
     pages = load_pages()
     questions = load_questions(pages)
     table, rows = asyncio.run(
-        evaluate(questions, pages, embeddings=arguments.embeddings, show=arguments.show)
+        evaluate(
+            questions,
+            pages,
+            embeddings=arguments.embeddings,
+            show=arguments.show,
+            sweep=arguments.sweep,
+        )
     )
     print(
         table.render(

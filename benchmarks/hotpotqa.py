@@ -2,8 +2,9 @@
 
 Run with ``uv run --frozen --no-sync python -m benchmarks.hotpotqa`` (``--limit N`` for the
 first N questions, ``--embeddings`` to choose the model, ``--ablation`` to add one run per
-signal left out). Offline: the data ships in ``benchmarks/data/hotpotqa-100`` (CC BY-SA 4.0,
-see its README).
+signal left out, ``--sweep`` to score settings variants on two halves of the questions:
+even positions tune, odd positions are held out). Offline: the data ships in
+``benchmarks/data/hotpotqa-100`` (CC BY-SA 4.0, see its README).
 
 Every paragraph of the pool (994) is one source, ingested as ``"title\\ntext"`` through
 ``KnowledgeGraph.in_memory(extractor=SpacyExtractor())`` with the default settings; each of the
@@ -27,10 +28,12 @@ from pathlib import Path
 from benchmarks.embedding_choice import EMBEDDINGS, load_embeddings
 from benchmarks.passage_sets import (
     FUSED,
+    VARIANTS,
     GoldQuestion,
     RecallTable,
     leave_one_out,
     rankings,
+    retriever,
 )
 from redstring import KnowledgeGraph
 
@@ -76,6 +79,7 @@ async def evaluate(
     *,
     embeddings: str,
     ablation: bool,
+    sweep: bool = False,
 ) -> RecallTable:
     from redstring.extraction.adapters.spacy import SpacyExtractor
 
@@ -116,7 +120,45 @@ async def evaluate(
                 table.add(label, question, [p.source_id for p in found.passages])
         elapsed = time.perf_counter() - started
         print(f"{len(questions)} questions in {elapsed:.1f} s")
+        if sweep:
+            await sweep_settings(graph, questions)
     return table
+
+
+async def sweep_settings(graph: KnowledgeGraph, questions: list[GoldQuestion]) -> None:
+    """Score each of ``VARIANTS`` on the tuning half (even positions) and the held-out half
+    (odd positions): fused R@2/5/10, per kind, and whether the fused ranking is at least every
+    single signal of the same query on the held-out half."""
+    halves = {"tune": questions[0::2], "held": questions[1::2]}
+    print(
+        "| variant | tune all @2/5/10 | held all @2/5/10 | held bridge | held comparison "
+        "| held: fused >= each signal | ms/query |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | ---: |")
+    for name, settings in VARIANTS.items():
+        variant = retriever(graph, settings)
+        cells = []
+        verdict = ""
+        started = time.perf_counter()
+        for half, members in halves.items():
+            table = RecallTable()
+            for question in members:
+                result = await variant.query(TENANT, question.text, k=WIDE)
+                for configuration, sources in rankings(result).items():
+                    table.add(
+                        configuration,
+                        question,
+                        sources[:K] if configuration == FUSED else sources,
+                        baseline=configuration != FUSED,
+                    )
+            means = table.means()[FUSED]
+            cells.append("/".join(f"{100 * means['all'][k]:.1f}" for k in table.ks))
+            if half == "held":
+                for kind in ("bridge", "comparison"):
+                    cells.append("/".join(f"{100 * means[kind][k]:.1f}" for k in table.ks))
+                verdict = table.verdict(table.means()).split(": ", 1)[1]
+        elapsed = 1000 * (time.perf_counter() - started) / len(questions)
+        print(f"| {name} | " + " | ".join(cells) + f" | {verdict} | {elapsed:.0f} |", flush=True)
 
 
 def main() -> None:
@@ -124,11 +166,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--embeddings", choices=sorted(EMBEDDINGS), default="default")
     parser.add_argument("--ablation", action="store_true", help="add leave-one-out rows")
+    parser.add_argument("--sweep", action="store_true", help="score settings variants")
     arguments = parser.parse_args()
     passages, questions = load_pool()
     questions = questions[: arguments.limit]
     table = asyncio.run(
-        evaluate(questions, passages, embeddings=arguments.embeddings, ablation=arguments.ablation)
+        evaluate(
+            questions,
+            passages,
+            embeddings=arguments.embeddings,
+            ablation=arguments.ablation,
+            sweep=arguments.sweep,
+        )
     )
     print(table.render(f"HotpotQA-100: recall@k (%), {len(questions)} questions, k={K}"))
 

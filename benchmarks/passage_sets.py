@@ -18,10 +18,12 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from redstring import KnowledgeGraph
 from redstring.retrieval import QueryResult, RetrievalSettings, Retriever
 from redstring.retrieval.results import GRAPH, LEXICAL, MENTIONS, NAMES, PASSAGE_VECTOR, SIGNALS
+from redstring.retrieval.settings import DEFAULT_WEIGHTS
 
 KS = (2, 5, 10)
 FUSED = "query (fused)"
@@ -176,3 +178,42 @@ def leave_one_out(
         )
         for signal in switchable
     }
+
+
+def weighted(**changes: float) -> dict[str, float]:
+    """The default weights with ``changes``."""
+    return {**DEFAULT_WEIGHTS, **changes}
+
+
+_CHANGES: dict[str, dict[str, Any]] = {
+    "defaults": {},
+    "rrf_k 10": {"rrf_k": 10},
+    "rrf_k 20": {"rrf_k": 20},
+    "rrf_k 60": {"rrf_k": 60},
+    "per_signal 20": {"per_signal": 20},
+    "graph 1.5": {"weights": weighted(graph=1.5)},
+    "graph 2": {"weights": weighted(graph=2.0)},
+    "passage_vector 1.5": {"weights": weighted(passage_vector=1.5)},
+    "lexical 0.75": {"weights": weighted(lexical=0.75)},
+    "names 0.25": {"weights": weighted(names=0.25)},
+    "damping 0.7": {"walk_damping": 0.7},
+    "damping 0.3": {"walk_damping": 0.3},
+    "passage restart 0.75": {"walk_passage_restart": 0.75},
+    "passage restart 0.25": {"walk_passage_restart": 0.25},
+    "seeds 5": {"seeds": 5},
+    "walk seed passages 5": {"walk_seed_passages": 5},
+    "walk seed passages 3": {"walk_seed_passages": 3},
+    "walk seed passages 5, graph 1.5": {"walk_seed_passages": 5, "weights": weighted(graph=1.5)},
+    "graph 1.5, names 0.25": {"weights": weighted(graph=1.5, names=0.25)},
+    "walk seed passages 5, graph 1.5, names 0.25": {
+        "walk_seed_passages": 5,
+        "weights": weighted(graph=1.5, names=0.25),
+    },
+    "walk passages 96, entities 128": {"walk_passages": 96, "walk_entities": 128},
+    "per_signal 20, graph 1.5": {"per_signal": 20, "weights": weighted(graph=1.5)},
+}
+"""Settings variants a benchmark's ``--sweep`` scores (one or two changes from the defaults)."""
+
+VARIANTS: dict[str, RetrievalSettings] = {
+    name: replace(RetrievalSettings(), **changes) for name, changes in _CHANGES.items()
+}

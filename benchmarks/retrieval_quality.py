@@ -36,11 +36,12 @@ import json
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks.embedding_choice import EMBEDDINGS, load_embeddings
 from benchmarks.gold_world import CHUNK_CHARS, CHUNK_OVERLAP, GoldWorld, write_gold_world
+from benchmarks.passage_sets import VARIANTS
 from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.corpus import Corpus, load_corpus
 from redstring.domain.ids import TenantId
@@ -56,6 +57,7 @@ from redstring.vector.adapters.memory import InMemoryVectorStore
 
 TENANT = TenantId("velmar")
 K = 5
+FUSED_LABEL = "fused (all signals)"
 DEFAULT_QUESTIONS = Path(__file__).parent / "questions" / "gold.json"
 KINDS = ("single_hop", "multi_hop", "alias", "list")
 CONFIGURATIONS: dict[str, frozenset[str] | None] = {
@@ -180,8 +182,10 @@ async def _score(
     passages: VectorStore,
     embeddings: EmbeddingProvider,
     entity_score: Callable[[QueryResult, Question], float],
+    settings: RetrievalSettings | None = None,
 ) -> dict[str, dict[str, tuple[float, float]]]:
     table: dict[str, dict[str, tuple[float, float]]] = {}
+    base = settings or RetrievalSettings()
     for label, signals in CONFIGURATIONS.items():
         retriever = Retriever(
             graph=graph,
@@ -189,7 +193,7 @@ async def _score(
             chunks=chunks,
             embeddings=embeddings,
             passage_vectors=passages,
-            settings=RetrievalSettings(signals=signals),
+            settings=replace(base, signals=signals),
         )
         by_kind: dict[str, list[tuple[float, float]]] = defaultdict(list)
         for question in questions:
@@ -208,7 +212,7 @@ async def _score(
 
 
 async def evaluate(
-    questions: Sequence[Question], embedding_name: str = "default"
+    questions: Sequence[Question], embedding_name: str = "default", *, sweep: bool = False
 ) -> dict[str, dict[str, tuple[float, float]]]:
     """Per configuration, per kind (and ``all``): mean passage and entity recall@5."""
     corpus = load_corpus()
@@ -235,6 +239,34 @@ async def evaluate(
         embeddings=embeddings,
         entity_score=lambda result, question: entity_recall(result, question, world),
     )
+    if sweep:
+        print("| variant | fused all, passages / entities | multi-hop | fused >= each single |")
+        print("| --- | --- | --- | --- |")
+        for name, settings in VARIANTS.items():
+            scored = await _score(
+                questions,
+                graph=graph,
+                vectors=vectors,
+                chunks=chunks,
+                passages=passages,
+                embeddings=embeddings,
+                entity_score=lambda result, question: entity_recall(result, question, world),
+                settings=settings,
+            )
+            fused = scored[FUSED_LABEL]
+            losses = [
+                f"{label} {measure} {row['all'][i]:.2f}"
+                for label, row in scored.items()
+                if label != FUSED_LABEL
+                for i, measure in enumerate(("passages", "entities"))
+                if row["all"][i] > fused["all"][i] + 1e-9
+            ]
+            hop = fused.get("multi_hop", (0.0, 0.0))
+            print(
+                f"| {name} | {fused['all'][0]:.2f} / {fused['all'][1]:.2f} | "
+                f"{hop[0]:.2f} / {hop[1]:.2f} | {'yes' if not losses else '; '.join(losses)} |",
+                flush=True,
+            )
     print(
         f"corpus: {len(corpus.documents)} documents, {len(world.chunks)} passages "
         f"({len(corpus.entities)} entities, {len(corpus.relationships)} relationships); "
@@ -290,12 +322,13 @@ def main() -> None:
         help="with --pipeline: passage size in characters (the product's default is 1200)",
     )
     parser.add_argument("--embeddings", choices=sorted(EMBEDDINGS), default="default")
+    parser.add_argument("--sweep", action="store_true", help="score settings variants")
     arguments = parser.parse_args()
     questions = load_questions(arguments.questions, load_corpus())
     table = asyncio.run(
         evaluate_pipeline(questions, arguments.chunk_chars, arguments.embeddings)
         if arguments.pipeline
-        else evaluate(questions, arguments.embeddings)
+        else evaluate(questions, arguments.embeddings, sweep=arguments.sweep)
     )
     print(f"questions: {arguments.questions} ({len(questions)})")
     print(render(table, questions))

@@ -277,8 +277,20 @@ def test_query_and_ask_cite_the_ingested_files(
     assert run("ingest", "docs").exit_code == 0
     found = run("query", "Grace Hopper", "--json", "-k", "3")
     assert found.exit_code == 0, found
-    sources = [p["source_id"] for p in json.loads(found.stdout)["passages"]]
+    shown = json.loads(found.stdout)
+    sources = [p["source_id"] for p in shown["passages"]]
     assert sources[0] == "docs/b.txt"
+    for kind in ("passages", "entities", "relationships"):
+        positions: dict[str, list[int]] = {}
+        for item in shown[kind]:
+            assert item["ranks"], f"{kind} item without its rank in any signal: {item}"
+            for signal, rank in item["ranks"].items():
+                assert isinstance(rank, int), (kind, signal, rank)
+                assert rank >= 1, (kind, signal, rank)
+                positions.setdefault(signal, []).append(rank)
+        for signal, ranks in positions.items():
+            assert len(set(ranks)) == len(ranks), f"{kind}: {signal} gives one rank twice"
+    assert {"lexical", "passage_vector"} <= set(shown["passages"][0]["ranks"])
 
     answered = run("ask", "Who works for Remington Rand?", "--json")
     assert answered.exit_code == 0, answered
