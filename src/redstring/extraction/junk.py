@@ -24,7 +24,8 @@ the reason an extractor counts in ``Extraction.dropped``:
   character;
 * ``junk_phrase`` also: an adjective made of a name ("UTF-8-encoded", "Git-based",
   "XML-like": a hyphenated ending of :data:`ADJECTIVE_ENDINGS`), and one letter repeated
-  ("BBBBBB", a placeholder), a fragment ending in a hyphen or slash ("Content-"), and an
+  ("BBBBBB", a placeholder), a fragment ending in a hyphen, slash or colon ("Content-", a
+  mail header's "Cc:"), doubled question or exclamation marks ("SQUASH???"), and an
   abbreviation of Latin ("e.g", "i.e", "etc");
 * ``junk_common_noun``: a common noun written in capitals: the plural of an acronym ("APIs",
   "PRs": a name is never counted) or one of :data:`COMMON_ACRONYMS`, the abbreviations of
@@ -85,7 +86,7 @@ ADJECTIVE_ENDINGS: Final = (
 
 _ADJECTIVE: Final = re.compile(rf"-(?:{'|'.join(ADJECTIVE_ENDINGS)})$", re.IGNORECASE)
 _REPEATED: Final = re.compile(r"^(\w)\1{2,}$")
-_FRAGMENT: Final = re.compile(r"[-/]$|^(?:e\.g|i\.e|etc|cf|viz)\.?$", re.IGNORECASE)
+_FRAGMENT: Final = re.compile(r"[-/:]$|[?!]{2}|^(?:e\.g|i\.e|etc|cf|viz)\.?$", re.IGNORECASE)
 
 
 def junk_reason(name: str) -> str | None:

@@ -39,6 +39,8 @@ from redstring.extraction.junk import JUNK_REASONS, junk_reason
         ("UTF-8-encoded", "junk_phrase"),
         ("BBBBBB", "junk_phrase"),
         ("Content-", "junk_phrase"),
+        ("Cc:", "junk_phrase"),
+        ("SQUASH???", "junk_phrase"),
         ("etc", "junk_phrase"),
         ("21st", "junk_number"),
         ("U+00E9", "junk_number"),
@@ -54,7 +56,8 @@ def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) 
     [
         "C#", "C++", "TCP/IP", "OS/2", "iPhone", "macOS", "eBay", "Node.js", "AT&T",
         "NASA", "UNESCO", "de Gaulle", "Guido van Rossum", "Python 3", "Windows 10",
-        "Okafor Labs", "Kiln & Carrow Ltd", "Dr. Lenz", "3M", "7-Eleven",
+        "Okafor Labs", "Kiln & Carrow Ltd", "Dr. Lenz", "3M", "7-Eleven", "Pick Me Up!",
+        "Who Framed Roger Rabbit?",
     ],
 )  # fmt: skip
 def test_names_that_resemble_junk_are_kept(name: str) -> None:

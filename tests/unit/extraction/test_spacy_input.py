@@ -126,3 +126,19 @@ async def test_the_paragraph_under_a_title_opens_with_its_name(
         DEFAULT_SCHEMA,
     )
     assert ("Hukilau Song", "Work") in {(e.name, e.type) for e in quoted.entities}
+
+
+async def test_an_instruction_is_not_a_name(extractor: SpacyExtractor) -> None:
+    """A candidate opening with a word that is only ever a verb is an instruction or a
+    button's label ("Install Python", "Enable Profile Guided Optimization"); a name after it
+    stays."""
+    found = await extractor.extract(
+        "Click Install Now and choose Enable Profile Guided Optimization. Mark Hammond wrote "
+        "PythonWin. Install Python from the Microsoft Store.",
+        DEFAULT_SCHEMA,
+    )
+    assert not {"Install Now", "Enable Profile Guided Optimization", "Install Python"} & names(
+        found
+    )
+    assert "Mark Hammond" in names(found)
+    assert found.dropped.get("junk_phrase", 0) >= 1

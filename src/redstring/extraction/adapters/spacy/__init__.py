@@ -90,6 +90,7 @@ class SpacyExtractor:
         self._lock = threading.Lock()
         self._cues: dict[str, dict[str, Cues]] = {}
         self._dictionary: frozenset[str] = frozenset()
+        self._verbs: frozenset[str] = frozenset()
         if nlp is None or isinstance(nlp, str):
             self._pipeline = _installed_pipeline(nlp)
             self._version = importlib.metadata.version(self._pipeline)
@@ -98,7 +99,7 @@ class SpacyExtractor:
             self._pipeline = f"{nlp.meta.get('lang', 'xx')}_{nlp.meta.get('name', 'pipeline')}"
             self._version = str(nlp.meta.get("version", "0.0.0"))
             self._nlp = nlp
-            self._dictionary = _dictionary(nlp)
+            self._dictionary, self._verbs = _dictionary(nlp), _verbs_only(nlp)
 
     @property
     def model(self) -> str:
@@ -127,6 +128,7 @@ class SpacyExtractor:
             code=code_words(text),
             people=people(text),
             handles=handles(text),
+            verbs=self._verbs,
         ).extraction()
 
     def _analyse(
@@ -160,7 +162,7 @@ class SpacyExtractor:
     def _pipeline_loaded(self) -> Language:
         if self._nlp is None:
             self._nlp = _load(self._pipeline)
-            self._dictionary = _dictionary(self._nlp)
+            self._dictionary, self._verbs = _dictionary(self._nlp), _verbs_only(self._nlp)
         return self._nlp
 
 
@@ -184,6 +186,19 @@ def _dictionary(nlp: Language) -> frozenset[str]:
     except (KeyError, AttributeError):
         return frozenset()
     return frozenset(word for words in table.values() for word in words)
+
+
+def _verbs_only(nlp: Language) -> frozenset[str]:
+    """The words the lemmatizer's index knows as verbs and as nothing else ("install",
+    "enable", "modify"): a capitalised one opening a candidate is an instruction or a button's
+    label ("Install Python", "Enable Profile Guided Optimization"), not a name."""
+    try:
+        table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
+        verbs = set(table["verb"])
+        others = {word for part in ("noun", "adj", "adv") for word in table.get(part, [])}
+    except (KeyError, AttributeError):
+        return frozenset()
+    return frozenset(verbs - others)
 
 
 def _load(pipeline: str) -> Language:

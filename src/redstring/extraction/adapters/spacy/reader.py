@@ -108,8 +108,10 @@ class Reader:
         code: frozenset[str] = frozenset(),
         people: frozenset[str] = frozenset(),
         handles: frozenset[str] = frozenset(),
+        verbs: frozenset[str] = frozenset(),
     ) -> None:
         self._doc = doc
+        self._verbs = verbs
         self._people = people
         self._handles = handles
         self._code = code
@@ -196,7 +198,7 @@ class Reader:
             return "junk_handle"
         if self._path_head(mention):
             return "junk_path"
-        if self._term(mention) or self._section_title(mention):
+        if self._term(mention) or self._section_title(mention) or self._instruction(mention):
             return "junk_phrase"
         last = self._doc[mention.end - 1]
         if (
@@ -227,6 +229,19 @@ class Reader:
         if self._role_phrase(mention):
             return "junk_phrase"
         return None
+
+    def _instruction(self, mention: Mention) -> bool:
+        """ "Install Python", "Enable Profile Guided Optimization", "Modify": a candidate
+        opening with a word that is only ever a verb is an instruction or a button's label. A
+        work's title may be one ("Forget Paris"), and a person's given name ("Rob Zombie",
+        "Harry Shearer"), so works and people are kept."""
+        first = self._doc[mention.start]
+        return (
+            mention.label not in {"WORK_OF_ART", "PERSON"}
+            and first.is_alpha
+            and first.lower_ in self._verbs
+            and not first.is_upper
+        )
 
     def _path_head(self, mention: Mention) -> bool:
         """ "Documentation/*.jpg": the first part of a path, a slash right after it."""
