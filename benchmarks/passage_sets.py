@@ -14,6 +14,7 @@ the product), not a different configuration.
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -211,9 +212,24 @@ _CHANGES: dict[str, dict[str, Any]] = {
     },
     "walk passages 96, entities 128": {"walk_passages": 96, "walk_entities": 128},
     "per_signal 20, graph 1.5": {"per_signal": 20, "weights": weighted(graph=1.5)},
+    "names 0.25, rrf_k 10": {"rrf_k": 10, "weights": weighted(names=0.25)},
+    "names 0.25, walk seed passages 3": {"walk_seed_passages": 3, "weights": weighted(names=0.25)},
+    "names 0.25, passage restart 0.75": {
+        "walk_passage_restart": 0.75,
+        "weights": weighted(names=0.25),
+    },
+    "names 0.25, damping 0.3": {"walk_damping": 0.3, "weights": weighted(names=0.25)},
+    "names 0.25, per_signal 15": {"per_signal": 15, "weights": weighted(names=0.25)},
+    "names 0, graph 1.5": {"weights": weighted(names=0.0, graph=1.5)},
 }
 """Settings variants a benchmark's ``--sweep`` scores (one or two changes from the defaults)."""
 
+_ONLY = [name for name in os.environ.get("REDSTRING_SWEEP", "").split(";") if name]
+
 VARIANTS: dict[str, RetrievalSettings] = {
-    name: replace(RetrievalSettings(), **changes) for name, changes in _CHANGES.items()
+    name: replace(RetrievalSettings(), **changes)
+    for name, changes in _CHANGES.items()
+    if not _ONLY or name == "defaults" or name in _ONLY
 }
+"""The variants to score: every one, or the defaults and those named in ``REDSTRING_SWEEP``
+(separated by ";")."""

@@ -24,7 +24,7 @@ SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, NAMES})
 """The signals ``RetrievalSettings.signals`` may name; ``mentions`` is derived and always runs."""
 
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
-    {LEXICAL: 1.0, PASSAGE_VECTOR: 1.0, NAMES: 0.5, GRAPH: 1.0, ENTITY_VECTOR: 1.0, MENTIONS: 1.0}
+    {LEXICAL: 1.0, PASSAGE_VECTOR: 1.0, NAMES: 0.25, GRAPH: 1.0, ENTITY_VECTOR: 1.0, MENTIONS: 1.0}
 )
 """Each signal's weight in the passage and entity fusion (ADR 0033 holds the measurement)."""
 

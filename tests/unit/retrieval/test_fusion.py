@@ -57,7 +57,7 @@ def test_settings_refuse_bad_weights_and_walk_shares() -> None:
     for field in ("walk_damping", "walk_passage_restart"):
         with pytest.raises(InvalidArgumentError, match=field):
             RetrievalSettings(**{field: 1.5})  # type: ignore[arg-type]
-    assert RetrievalSettings().weight("names") == 0.5
+    assert RetrievalSettings().weight("names") == 0.25
     assert RetrievalSettings(weights={}).weight("names") == 1.0
 
 
