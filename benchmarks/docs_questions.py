@@ -38,7 +38,6 @@ from benchmarks.passage_sets import (
     GoldQuestion,
     RecallTable,
     hit_at,
-    rankings,
     retriever,
 )
 from benchmarks.support import print_table
@@ -120,13 +119,7 @@ async def evaluate(
         )
         for question in questions:
             result = await graph.query(TENANT, question.gold.text, k=WIDE)
-            for configuration, sources in rankings(result).items():
-                table.add(
-                    configuration,
-                    question.gold,
-                    sources[:10] if configuration == FUSED else sources,
-                    baseline=configuration != FUSED,
-                )
+            table.add_query(question.gold, result, cut=10)
             answer = await graph.ask(TENANT, question.gold.text)
             text = fold(answer.text)
             right = all(fold(phrase) in text for phrase in question.expected)
@@ -155,13 +148,7 @@ async def sweep_settings(graph: KnowledgeGraph, questions: list[GoldQuestion]) -
         table = RecallTable(ks=(1, 3, 5), metric=hit_at)
         for question in questions:
             result = await variant.query(TENANT, question.text, k=WIDE)
-            for configuration, sources in rankings(result).items():
-                table.add(
-                    configuration,
-                    question,
-                    sources[:10] if configuration == FUSED else sources,
-                    baseline=configuration != FUSED,
-                )
+            table.add_query(question, result, cut=10)
         means = table.means()
         cells = "/".join(f"{100 * means[FUSED]['all'][k]:.1f}" for k in table.ks)
         verdict = table.verdict(means).split(": ", 1)[1]

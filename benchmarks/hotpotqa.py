@@ -32,7 +32,6 @@ from benchmarks.passage_sets import (
     GoldQuestion,
     RecallTable,
     leave_one_out,
-    rankings,
     retriever,
 )
 from redstring import KnowledgeGraph
@@ -102,13 +101,7 @@ async def evaluate(
         started = time.perf_counter()
         for question in questions:
             result = await graph.query(TENANT, question.text, k=WIDE)
-            for configuration, sources in rankings(result).items():
-                table.add(
-                    configuration,
-                    question,
-                    sources[:K] if configuration == FUSED else sources,
-                    baseline=configuration != FUSED,
-                )
+            table.add_query(question, result, cut=K)
             table.add(
                 "BM25 (rank_bm25 BM25Okapi, same pool)",
                 question,
@@ -144,13 +137,7 @@ async def sweep_settings(graph: KnowledgeGraph, questions: list[GoldQuestion]) -
             table = RecallTable()
             for question in members:
                 result = await variant.query(TENANT, question.text, k=WIDE)
-                for configuration, sources in rankings(result).items():
-                    table.add(
-                        configuration,
-                        question,
-                        sources[:K] if configuration == FUSED else sources,
-                        baseline=configuration != FUSED,
-                    )
+                table.add_query(question, result, cut=K)
             means = table.means()[FUSED]
             cells.append("/".join(f"{100 * means['all'][k]:.1f}" for k in table.ks))
             if half == "held":

@@ -105,6 +105,15 @@ class RecallTable:
         self._rows[configuration][question.kind].append(scores)
         self._rows[configuration]["all"].append(scores)
 
+    def add_query(self, question: GoldQuestion, result: QueryResult, *, cut: int) -> None:
+        """Score every ranking of one query: the fused one cut to its first ``cut`` sources,
+        each single signal whole as a baseline."""
+        for configuration, sources in rankings(result).items():
+            fused = configuration == FUSED
+            self.add(
+                configuration, question, sources[:cut] if fused else sources, baseline=not fused
+            )
+
     def means(self) -> Scores:
         return {
             configuration: {
