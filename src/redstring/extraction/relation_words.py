@@ -9,6 +9,7 @@ say the same relation in other words ("based in" for "located in"). Pure data.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 LIGHT_VERBS: Final = frozenset(
@@ -70,19 +71,20 @@ band B" says what "A is a member of B" says): a noun cue derived from a descript
 for its group."""
 
 
-def same_noun(lemma: str) -> frozenset[str]:
-    """``lemma`` and every noun of a group it belongs to."""
+def _with_groups(lemma: str, groups: Iterable[frozenset[str]]) -> frozenset[str]:
+    """``lemma`` and every word of a group of ``groups`` it belongs to."""
     found = {lemma}
-    for group in NOUN_GROUPS:
+    for group in groups:
         if lemma in group:
             found |= group
     return frozenset(found)
+
+
+def same_noun(lemma: str) -> frozenset[str]:
+    """``lemma`` and every noun of a group it belongs to."""
+    return _with_groups(lemma, NOUN_GROUPS)
 
 
 def same_relation(lemma: str) -> frozenset[str]:
     """``lemma`` and every verb of a group it belongs to."""
-    found = {lemma}
-    for group in VERB_GROUPS:
-        if lemma in group:
-            found |= group
-    return frozenset(found)
+    return _with_groups(lemma, VERB_GROUPS)
