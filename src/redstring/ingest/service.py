@@ -320,36 +320,49 @@ class GraphWriter:
         retry = set(known.failed_chunk_ids) if known else set()
         needed = [chunk for chunk in chunks if chunk.id not in previous or chunk.id in retry]
         identity = f"{extractor.model}|{schema.fingerprint}"
-        results, calls, reused = await self._extract(
-            tenant, extractor, needed, schema, identity, progress
-        )
-        headings = heading_paths(text, [chunk.char_start for chunk in chunks])
-        report = IngestReport(
-            source_id=source,
-            chunks=len(chunks),
-            chunks_new=len(needed),
-            model_calls=calls,
-            extractions_reused=reused,
-            model=extractor.model,
-            passages_without_vector=unembedded,
-        )
-
-        async def plan(history: TenantHistory) -> tuple[list[GraphEvent], IngestReport]:
-            return await self._plan_source(
-                tenant,
-                history,
-                source,
-                chunks,
-                headings,
-                results,
-                schema,
-                meta,
-                content_hash,
-                report,
+        # Extractions are appended passage by passage before the graph write. When the
+        # tenant is erased meanwhile and this task then stops (cancelled because its job
+        # row went with the tenant, or failed), they are erased again on the way out.
+        try:
+            results, calls, reused = await self._extract(
+                tenant, extractor, needed, schema, identity, progress
+            )
+            headings = heading_paths(text, [chunk.char_start for chunk in chunks])
+            report = IngestReport(
+                source_id=source,
+                chunks=len(chunks),
+                chunks_new=len(needed),
+                model_calls=calls,
+                extractions_reused=reused,
+                model=extractor.model,
+                passages_without_vector=unembedded,
             )
 
-        # The extractions appended above count as this write's: an erasure since erases them.
-        return await self._write(tenant, plan, since=history)
+            async def plan(history: TenantHistory) -> tuple[list[GraphEvent], IngestReport]:
+                return await self._plan_source(
+                    tenant,
+                    history,
+                    source,
+                    chunks,
+                    headings,
+                    results,
+                    schema,
+                    meta,
+                    content_hash,
+                    report,
+                )
+
+            # The extractions appended above count as this write's: an erasure since erases them.
+            return await self._write(tenant, plan, since=history)
+        except BaseException:
+            await self._erase_if_erased_since(tenant, history)
+            raise
+
+    async def _erase_if_erased_since(self, tenant: TenantId, since: TenantHistory) -> None:
+        """Finish an erasure that happened after ``since`` was folded, whatever this task
+        appended since; shielded so that a cancelled task still completes it."""
+        if since.deleted or not await self._still_logged(tenant, since):
+            await asyncio.shield(self._finish_erasure(tenant))
 
     async def _extract(
         self,

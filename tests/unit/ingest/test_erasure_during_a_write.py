@@ -1,0 +1,122 @@
+"""An erasure by another process while an ingest is extracting leaves nothing of the tenant.
+
+Two KnowledgeGraphs over the same stores stand for two server processes. The first ingests a
+document; while its extractor works on a passage, the second erases the tenant. The first's
+extraction is appended after the erasure. Whether the ingest then stops (its task cancelled
+because its job row went with the tenant, or a failure) or completes, the log must hold
+nothing of the tenant afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redstring import KnowledgeGraph
+from redstring.chunks.adapters.memory import InMemoryChunkStore
+from redstring.domain.extraction import Extraction
+from redstring.domain.schema import Schema
+from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
+from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.graph.adapters.memory import InMemoryGraphStore
+from redstring.ingest.service import IngestSettings
+from redstring.vector.adapters.memory import InMemoryVectorStore
+from tests.ingest_support import VocabularyExtractor
+
+TENANT = "acme"
+FIRST = "Chen Wei works for Acme Corp in Lisbon."
+SECOND = "Ada Park works for Globex in Porto. She met Chen Wei there."
+
+
+class Stores:
+    def __init__(self) -> None:
+        self.graph = InMemoryGraphStore()
+        self.vectors = InMemoryVectorStore(dimension=8)
+        self.chunks = InMemoryChunkStore()
+        self.events = InMemoryEventLog()
+
+    def process(self, extractor: VocabularyExtractor) -> KnowledgeGraph:
+        return KnowledgeGraph(
+            graph=self.graph,
+            vectors=self.vectors,
+            chunks=self.chunks,
+            events=self.events,
+            embeddings=FakeEmbeddingProvider(dimension=8),
+            extractor=extractor,
+            settings=IngestSettings(chunk_chars=60, chunk_overlap=0),
+        )
+
+
+class ErasedMidway(VocabularyExtractor):
+    """Erases the tenant through ``other`` while extracting the passage naming ``Ada``."""
+
+    def __init__(self, other: KnowledgeGraph | None) -> None:
+        super().__init__(people=["Chen Wei", "Ada Park"], orgs=["Acme Corp", "Globex"])
+        self.other = other
+
+    async def extract(self, text: str, schema: Schema) -> Extraction:
+        if "Ada" in text and self.other is not None:
+            await self.other.delete_tenant(TENANT)
+        return await super().extract(text, schema)
+
+
+async def _prepared(stores: Stores, other: KnowledgeGraph | None) -> KnowledgeGraph:
+    kg = stores.process(ErasedMidway(other))
+    await kg.ingest(TENANT, "first.md", FIRST)
+    return kg
+
+
+async def test_an_ingest_cancelled_after_an_erasure_elsewhere_leaves_no_event() -> None:
+    """The job's task is cancelled after the extraction is appended (its row went with the
+    tenant): what it appended is erased on the way out."""
+    stores = Stores()
+    kg = await _prepared(stores, stores.process(VocabularyExtractor()))
+    held = asyncio.Event()
+
+    async def hold(done: int, total: int) -> None:
+        if done:
+            held.set()
+            await asyncio.Event().wait()  # until cancelled
+
+    task = asyncio.create_task(kg.ingest(TENANT, "second.md", SECOND, progress=hold))
+    await asyncio.wait_for(held.wait(), timeout=5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await stores.events.read(TENANT, after=0) == []
+    assert await stores.chunks.list_sources(TENANT) == {}
+
+
+async def test_an_ingest_failing_after_an_erasure_elsewhere_leaves_no_event() -> None:
+    stores = Stores()
+    kg = await _prepared(stores, stores.process(VocabularyExtractor()))
+
+    async def fail(done: int, total: int) -> None:
+        if done:
+            raise RuntimeError("the connection dropped")
+
+    with pytest.raises(RuntimeError, match="connection dropped"):
+        await kg.ingest(TENANT, "second.md", SECOND, progress=fail)
+    assert await stores.events.read(TENANT, after=0) == []
+
+
+async def test_an_ingest_failing_with_no_erasure_keeps_the_tenant_and_its_extraction() -> None:
+    """The guard erases only after an erasure: a plain failure keeps the log, and the rerun
+    reuses the extraction recorded before it."""
+    stores = Stores()
+    kg = await _prepared(stores, None)
+    before = len(await stores.events.read(TENANT, after=0))
+
+    async def fail(done: int, total: int) -> None:
+        if done:
+            raise RuntimeError("the connection dropped")
+
+    with pytest.raises(RuntimeError):
+        await kg.ingest(TENANT, "second.md", SECOND, progress=fail)
+    assert len(await stores.events.read(TENANT, after=0)) > before
+    report = await kg.ingest(TENANT, "second.md", SECOND)
+    assert report.model_calls == 0
+    assert report.extractions_reused == report.chunks_new >= 1
+    stats = await kg.stats(TENANT)
+    assert stats.entities >= 4
