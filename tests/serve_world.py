@@ -71,10 +71,11 @@ async def open_world(
     cache: Cache | None = None,
     embeddings: EmbeddingProvider | None = None,
     hasher: PasswordHasher | None = None,
+    extractor: VocabularyExtractor | None = None,
 ) -> AsyncIterator[World]:
     """A seeded world, closed (and its PostgreSQL tables dropped) on exit."""
     embeddings = embeddings or FakeEmbeddingProvider(dimension=16)
-    extractor = VocabularyExtractor()
+    extractor = extractor or VocabularyExtractor()
     cache = cache or MemoryCache()
     prefix = f"serve_{uuid.uuid4().hex[:8]}_"
     keys: KeyStore

@@ -94,6 +94,7 @@ def _admin(principal: Annotated[Principal, Depends(_principal)]) -> Principal:
 
 Tenant = Annotated[TenantId, Depends(_tenant)]
 Admin = Annotated[Principal, Depends(_admin)]
+Caller = Annotated[Principal, Depends(_principal)]
 Served = Annotated[Service, Depends(_service)]
 Offset = Annotated[int, Query(ge=0, description="How many items to skip.")]
 Limit = Annotated[int, Query(ge=1, description="Page size (at most the server's page limit).")]

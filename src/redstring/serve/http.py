@@ -40,6 +40,7 @@ from redstring.serve.erasure import TenantErasure
 from redstring.serve.guards import (
     TENANT_HEADER,
     Admin,
+    Caller,
     Limit,
     Offset,
     Served,
@@ -54,6 +55,7 @@ from redstring.serve.guards import (
     upload_name,
 )
 from redstring.serve.jobs import Job
+from redstring.serve.keys import Principal
 from redstring.serve.limits import Limits
 from redstring.serve.page import add_page
 from redstring.serve.payloads import (
@@ -215,7 +217,11 @@ def _routes(app: FastAPI) -> None:
         responses={**_AS_A_JOB, **documented(*_AUTHED, 409, 503)},
     )
     async def ingest(
-        document: DocumentIn, tenant: Tenant, service: Served, prefer: Prefer = None
+        document: DocumentIn,
+        tenant: Tenant,
+        service: Served,
+        caller: Caller,
+        prefer: Prefer = None,
     ) -> IngestReport | JSONResponse:
         """Make a source hold a text: chunk, extract, resolve, record (unchanged text: no-op).
         A text over the server's held-document length, or any with ``Prefer:
@@ -223,7 +229,14 @@ def _routes(app: FastAPI) -> None:
         passages."""
         check_length(service, document.text)
         return await _ingest_or_job(
-            service, tenant, document.source, document.text, document.metadata, prefer, "body.text"
+            service,
+            caller,
+            tenant,
+            document.source,
+            document.text,
+            document.metadata,
+            prefer,
+            "body.text",
         )
 
     @app.post(
@@ -235,6 +248,7 @@ def _routes(app: FastAPI) -> None:
     async def ingest_file(
         tenant: Tenant,
         service: Served,
+        caller: Caller,
         file: Annotated[UploadFile, File(description=f"One of {', '.join(SUPPORTED_SUFFIXES)}")],
         source: Annotated[
             str | None,
@@ -256,7 +270,7 @@ def _routes(app: FastAPI) -> None:
         check_length(service, text)
         metadata: dict[str, Any] = {"filename": name, "format": kind}
         return await _ingest_or_job(
-            service, tenant, source or name, text, metadata, prefer, "body.file"
+            service, caller, tenant, source or name, text, metadata, prefer, "body.file"
         )
 
     @app.post(
@@ -555,6 +569,7 @@ Prefer = Annotated[
 
 async def _ingest_or_job(
     service: Service,
+    caller: Principal,
     tenant: TenantId,
     source: str,
     text: str,
@@ -570,9 +585,14 @@ async def _ingest_or_job(
         job = await service.jobs.submit(tenant, "document", payload, total=1)
         headers = {"Preference-Applied": "respond-async"} if asked else None
         return JSONResponse(job.model_dump(mode="json"), status_code=202, headers=headers)
-    report: IngestReport = await core(
-        service.graph.ingest(tenant, source, text, metadata=metadata or None), field=field
+    held = service.ingest_held(
+        tenant,
+        source,
+        text,
+        metadata=metadata or None,
+        key_id=None if caller.admin else caller.key_id,
     )
+    report: IngestReport = await core(held, field=field)
     return report
 
 

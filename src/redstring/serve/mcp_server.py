@@ -36,6 +36,10 @@ from redstring.serve.service import AccessRefusedError, Service, entity_view
 __all__ = ["create_mcp_server", "mount_mcp"]
 
 _TENANT: contextvars.ContextVar[TenantId] = contextvars.ContextVar("redstring_mcp_tenant")
+_KEY_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "redstring_mcp_key_id", default=None
+)
+"""The tenant key a message came with (``None`` for admin keys and stdio sessions)."""
 
 
 class _Authenticate(ServerMiddleware[Any]):
@@ -52,22 +56,25 @@ class _Authenticate(ServerMiddleware[Any]):
         if headers is None:
             if self.fixed is None:
                 raise MCPError(code=INVALID_REQUEST, message="this server has no caller identity")
-            tenant = self.fixed
+            tenant, key_id = self.fixed, None
         else:
             address = getattr(getattr(ctx.request, "client", None), "host", None)
-            tenant = await self._tenant(headers, address or "unknown")
+            tenant, key_id = await self._tenant(headers, address or "unknown")
         if ctx.method == "tools/call" and ctx.params is not None:
             try:
                 check_input(ctx.params.get("arguments") or {}, field="arguments")
             except InvalidInputError as error:
                 raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
-        token = _TENANT.set(tenant)
+        token, key_token = _TENANT.set(tenant), _KEY_ID.set(key_id)
         try:
             return await call_next(ctx)
         finally:
+            _KEY_ID.reset(key_token)
             _TENANT.reset(token)
 
-    async def _tenant(self, headers: Mapping[str, str], address: str) -> TenantId:
+    async def _tenant(
+        self, headers: Mapping[str, str], address: str
+    ) -> tuple[TenantId, str | None]:
         scheme, _, key = (headers.get("authorization") or "").partition(" ")
         try:
             found = await self.service.admit(
@@ -81,11 +88,11 @@ class _Authenticate(ServerMiddleware[Any]):
                 raise MCPError(
                     code=INVALID_REQUEST, message="X-Redstring-Tenant is for admin keys only"
                 )
-            return found.tenant
+            return found.tenant, found.key_id
         if named is None:
             raise MCPError(code=INVALID_REQUEST, message="an admin key names X-Redstring-Tenant")
         try:
-            return tenant_id(named)
+            return tenant_id(named), None
         except InvalidArgumentError as error:
             raise MCPError(code=INVALID_REQUEST, message=str(error)) from error
 
@@ -134,7 +141,8 @@ def create_mcp_server(service: Service, *, stdio_tenant: str | None = None) -> M
             payload = {"source": source, "text": text, "metadata": {}}
             return _plain(await service.jobs.submit(_tenant(), "document", payload, total=1))
         try:
-            return _plain(await graph.ingest(_tenant(), source, text))
+            held = service.ingest_held(_tenant(), source, text, key_id=_KEY_ID.get())
+            return _plain(await held)
         except RedstringError as error:
             raise ToolError(str(error)) from error
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from redstring.composition.knowledge_graph import KnowledgeGraph
 from redstring.domain.ids import EntityId, SourceId, TenantId
 from redstring.domain.models import Alias, Entity, Relationship
+from redstring.ingest.reports import IngestReport
+from redstring.ingest.service import TenantErasedError
 from redstring.ports.cache import Cache
 from redstring.serve.erasure import TenantErasure, erase_tenant
 from redstring.serve.jobs import JobRunner
@@ -181,6 +183,40 @@ class Service:
                 wait,
             )
         return principal
+
+    async def ingest_held(
+        self,
+        tenant: TenantId,
+        source: str,
+        text: str,
+        *,
+        metadata: Mapping[str, JsonValue] | None = None,
+        key_id: str | None = None,
+    ) -> IngestReport:
+        """Ingest while the request waits, as the tenant key ``key_id`` (``None`` for an admin
+        key or a stdio session).
+
+        When the key is gone once the write is over, the tenant was erased while it ran:
+        what the write appended is erased again and :class:`TenantErasedError` raised. The
+        graph sees such an erasure itself only when the tenant had an event before the
+        write began (ADR 0042); the key's row tells for an empty tenant too.
+        """
+        try:
+            report = await self.graph.ingest(tenant, source, text, metadata=metadata)
+        except BaseException:
+            await asyncio.shield(self._erase_if_key_gone(tenant, key_id))
+            raise
+        if await self._erase_if_key_gone(tenant, key_id):
+            raise TenantErasedError(
+                f"tenant {tenant!r} was deleted while this write ran; nothing of it was kept"
+            )
+        return report
+
+    async def _erase_if_key_gone(self, tenant: TenantId, key_id: str | None) -> bool:
+        if key_id is None or await self.keys.row(key_id) is not None:
+            return False
+        await self.graph.delete_tenant(tenant)
+        return True
 
     async def delete_tenant(self, tenant: TenantId) -> TenantErasure:
         """Erase ``tenant`` from every store, key, job and cache entry, and tell every server
