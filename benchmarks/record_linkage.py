@@ -1,8 +1,11 @@
 """Resolution on public record-linkage data nobody here wrote, through ``import_records``.
 
 Run with ``uv run --frozen --no-sync python -m benchmarks.record_linkage`` (``--heldout``
-adds FEBRL 2 and 3; ``--against REV`` measures the resolver of git revision ``REV`` in the
-same run, from a copy of that revision's ``src/`` in a temporary directory).
+adds FEBRL 2 and 3; ``--regression`` adds the generated record sets of
+:mod:`benchmarks.resolution_data`, seeds 1 and 2 of both scenarios, the regression check that
+a change to the resolver keeps them where they were; ``--against REV`` measures the resolver of
+git revision ``REV`` in the same run, from a copy of that revision's ``src/`` in a temporary
+directory).
 
 Each data set (see :mod:`benchmarks.public_records`) is imported into a fresh in-memory
 tenant with the default resolver, one ``import_records`` call per file, and scored pairwise
@@ -25,9 +28,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
+
+from pydantic import JsonValue
 
 from benchmarks.public_records import NAME_LOCALITY_FIELDS, Dataset, febrl, nber_assignees
-from benchmarks.resolution_data import pairwise_scores
+from benchmarks.resolution_data import Scenario, generate, pairwise_scores
 from benchmarks.support import print_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +50,24 @@ HELDOUT: dict[str, Callable[[], Dataset]] = {
     "febrl3": lambda: febrl("3"),
     "febrl2-names": lambda: febrl("2", NAME_LOCALITY_FIELDS),
     "febrl3-names": lambda: febrl("3", NAME_LOCALITY_FIELDS),
+}
+
+GENERATED_RECORDS = 5_000
+"""About this many records per generated set, as ``benchmarks.resolution_bench`` draws them
+(the generator writes 2.33 records per thing on average)."""
+
+
+def generated(scenario: Scenario, seed: int) -> Dataset:
+    """The generated record set of ``seed`` (about 5,000 records), one import call."""
+    data = generate(seed, int(GENERATED_RECORDS / 2.33), scenario)
+    records = tuple(cast("dict[str, JsonValue]", record) for record in data.records)
+    return Dataset(name=f"generated {scenario} (seed {seed})", batches=(records,), gold=data.gold)
+
+
+REGRESSION: dict[str, Callable[[], Dataset]] = {
+    f"generated-{scenario}-{seed}": (lambda s=scenario, n=seed: generated(s, n))
+    for scenario in ("full", "locality")
+    for seed in (1, 2)
 }
 
 
@@ -77,7 +101,7 @@ async def measure(dataset: Dataset) -> dict[str, float | int | str]:
 
 
 async def measure_all(names: list[str]) -> list[dict[str, float | int | str]]:
-    every = DATASETS | HELDOUT
+    every = DATASETS | HELDOUT | REGRESSION
     return [await measure(every[name]()) for name in names]
 
 
@@ -123,11 +147,18 @@ def row(label: str, result: dict[str, float | int | str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heldout", action="store_true", help="add FEBRL 2 and 3")
+    parser.add_argument(
+        "--regression", action="store_true", help="add the generated record sets (seeds 1-2)"
+    )
     parser.add_argument("--against", metavar="REV", help="also measure git revision REV")
-    parser.add_argument("--only", nargs="+", choices=sorted(DATASETS | HELDOUT))
+    parser.add_argument("--only", nargs="+", choices=sorted(DATASETS | HELDOUT | REGRESSION))
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args()
-    names = args.only or [*DATASETS, *(HELDOUT if args.heldout else ())]
+    names = args.only or [
+        *DATASETS,
+        *(HELDOUT if args.heldout else ()),
+        *(REGRESSION if args.regression else ()),
+    ]
     results = asyncio.run(measure_all(names))
     if args.json:
         print(json.dumps(results))
