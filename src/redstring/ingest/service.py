@@ -205,10 +205,13 @@ class GraphWriter:
     async def _still_logged(self, tenant: TenantId, history: TenantHistory) -> bool:
         """False (and ``history`` forgotten, marked deleted) when the log no longer holds the
         event ``history`` was folded up to: the tenant was erased since."""
-        if not history.position:
+        # Read the position once: another task may fold further while the read is out, and
+        # comparing the page with the advanced position would take a live tenant for erased.
+        position = history.position
+        if not position:
             return True
-        page = await self._events.read(tenant, after=history.position - 1, limit=1)
-        if page and page[0].position == history.position:
+        page = await self._events.read(tenant, after=position - 1, limit=1)
+        if page and page[0].position == position:
             return True
         history.deleted = True
         if self._histories.get(tenant) is history:

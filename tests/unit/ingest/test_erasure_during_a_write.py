@@ -10,6 +10,7 @@ nothing of the tenant afterwards.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -120,3 +121,69 @@ async def test_an_ingest_failing_with_no_erasure_keeps_the_tenant_and_its_extrac
     assert report.extractions_reused == report.chunks_new >= 1
     stats = await kg.stats(TENANT)
     assert stats.entities >= 4
+
+
+class SlowProbe:
+    """The event log, with the next one-event read (the "still logged?" probe) held back
+    until ``release`` is set, so another task of the process can fold further meanwhile."""
+
+    def __init__(self, log: InMemoryEventLog) -> None:
+        self._log = log
+        self.hold_next = False
+        self.holding = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._log, name)
+
+    async def read(self, tenant: Any, *, after: int = 0, limit: int | None = None) -> Any:
+        page = await self._log.read(tenant, after=after, limit=limit)
+        if limit == 1 and self.hold_next:
+            self.hold_next = False
+            self.holding.set()
+            await self.release.wait()
+        return page
+
+
+async def test_reads_racing_in_one_process_never_take_a_live_tenant_for_erased() -> None:
+    """Process B is writing (extracting) while process A appends; then two reads of B run
+    at once, the first one's probe held while the second folds A's new events into the
+    same history. The probe must not then find its event "gone" (it compared the page
+    with the advanced position), mark the history erased, and so make B's write erase the
+    whole live tenant."""
+    stores = Stores()
+    probe = SlowProbe(stores.events)
+    process_a = stores.process(VocabularyExtractor())
+
+    class Racing(VocabularyExtractor):
+        async def extract(self, text: str, schema: Schema) -> Extraction:
+            if "Ada" in text:
+                await process_a.ingest(TENANT, "third.md", "Chen Wei moved to Porto.")
+                probe.hold_next = True
+                first = asyncio.create_task(process_b.stats(TENANT))
+                await asyncio.wait_for(probe.holding.wait(), timeout=5)
+                await process_b.stats(TENANT)  # folds the third document meanwhile
+                probe.release.set()
+                await first
+            return await super().extract(text, schema)
+
+    process_b = KnowledgeGraph(
+        graph=stores.graph,
+        vectors=stores.vectors,
+        chunks=stores.chunks,
+        events=probe,  # type: ignore[arg-type]
+        embeddings=FakeEmbeddingProvider(dimension=8),
+        extractor=Racing(people=["Chen Wei", "Ada Park"], orgs=["Acme Corp", "Globex"]),
+        settings=IngestSettings(chunk_chars=60, chunk_overlap=0),
+    )
+    await process_b.ingest(TENANT, "first.md", FIRST)
+    await process_a.ingest(TENANT, "between.md", "Ada Park lives in Lisbon.")
+
+    await process_b.ingest(TENANT, "second.md", SECOND)
+
+    assert sorted(source.source_id for source in await process_b.sources(TENANT)) == [
+        "between.md",
+        "first.md",
+        "second.md",
+        "third.md",
+    ]
