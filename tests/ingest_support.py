@@ -1,4 +1,5 @@
-"""Test support for the core: a vocabulary extractor that counts calls, and store snapshots.
+"""Test support for the core: a vocabulary extractor that counts calls, store snapshots, and
+one set of in-memory stores that several KnowledgeGraphs share (as processes share a database).
 
 ``VocabularyExtractor`` is a deterministic Extractor for generated documents: it reports every
 known name that occurs in a passage and a ``WORKS_FOR`` edge for each person and organisation
@@ -10,14 +11,20 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from redstring import KnowledgeGraph, tenant_id
+from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.extraction import ExtractedEntity, ExtractedRelationship, Extraction
 from redstring.domain.schema import Schema
+from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
+from redstring.eventlog.adapters.memory import InMemoryEventLog
+from redstring.graph.adapters.memory import InMemoryGraphStore
+from redstring.ingest.service import IngestSettings
 from redstring.ports.errors import MalformedCompletionError
+from redstring.vector.adapters.memory import InMemoryVectorStore
 
 PEOPLE = ("Amara Okafor", "Bruno Diaz", "Chen Wei", "Dana Ivers", "Eli Stone", "Farah Nasser")
 ORGS = ("Okafor Labs", "Northwind", "Bluefin Systems", "Harbor Bank")
@@ -65,6 +72,35 @@ class VocabularyExtractor:
                         ExtractedRelationship(subject=person, type="WORKS_FOR", object=org)
                     )
         return Extraction(entities=entities, relationships=relationships)
+
+
+class SharedStores:
+    """In-memory stores that several KnowledgeGraphs open at once: each graph stands for a
+    process (its own folded histories and locks) over the same database."""
+
+    def __init__(self) -> None:
+        self.graph = InMemoryGraphStore()
+        self.vectors = InMemoryVectorStore(dimension=8)
+        self.chunks = InMemoryChunkStore()
+        self.events = InMemoryEventLog()
+
+    def process(
+        self,
+        extractor: Any,
+        *,
+        wrap: Callable[[Any], Any] = lambda port: port,
+        settings: IngestSettings | None = None,
+    ) -> KnowledgeGraph:
+        """A "process" over the stores; ``wrap`` wraps each store port (fault injection)."""
+        return KnowledgeGraph(
+            graph=wrap(self.graph),
+            vectors=wrap(self.vectors),
+            chunks=wrap(self.chunks),
+            events=wrap(self.events),
+            embeddings=FakeEmbeddingProvider(dimension=8),
+            extractor=extractor,
+            settings=settings or IngestSettings(chunk_chars=60, chunk_overlap=0),
+        )
 
 
 async def store_state(kg: KnowledgeGraph, tenant: str) -> dict[str, Any]:

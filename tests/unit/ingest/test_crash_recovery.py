@@ -15,14 +15,8 @@ from typing import Any
 import pytest
 
 from redstring import KnowledgeGraph
-from redstring.chunks.adapters.memory import InMemoryChunkStore
-from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
-from redstring.eventlog.adapters.memory import InMemoryEventLog
-from redstring.graph.adapters.memory import InMemoryGraphStore
-from redstring.ingest.service import IngestSettings
-from redstring.vector.adapters.memory import InMemoryVectorStore
 from tests.ingest_cases import DOC_A, DOC_B
-from tests.ingest_support import VocabularyExtractor, store_state
+from tests.ingest_support import SharedStores, VocabularyExtractor, store_state
 
 TENANT = "acme"
 
@@ -64,26 +58,12 @@ class Faulty:
         return call
 
 
-class Stores:
-    def __init__(self) -> None:
-        self.graph = InMemoryGraphStore()
-        self.vectors = InMemoryVectorStore(dimension=8)
-        self.chunks = InMemoryChunkStore()
-        self.events = InMemoryEventLog()
-
+class Stores(SharedStores):
     def graph_over(self, fuse: Fuse | None, extractor: VocabularyExtractor) -> KnowledgeGraph:
         def wrap(port: Any) -> Any:
             return port if fuse is None else Faulty(port, fuse)
 
-        return KnowledgeGraph(
-            graph=wrap(self.graph),
-            vectors=wrap(self.vectors),
-            chunks=wrap(self.chunks),
-            events=wrap(self.events),
-            embeddings=FakeEmbeddingProvider(dimension=8),
-            extractor=extractor,
-            settings=IngestSettings(chunk_chars=60, chunk_overlap=0),
-        )
+        return self.process(extractor, wrap=wrap)
 
 
 async def scenario(kg: KnowledgeGraph) -> None:

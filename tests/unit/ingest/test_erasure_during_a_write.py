@@ -15,38 +15,14 @@ from typing import Any
 import pytest
 
 from redstring import KnowledgeGraph
-from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.extraction import Extraction
 from redstring.domain.schema import Schema
-from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.eventlog.adapters.memory import InMemoryEventLog
-from redstring.graph.adapters.memory import InMemoryGraphStore
-from redstring.ingest.service import IngestSettings
-from redstring.vector.adapters.memory import InMemoryVectorStore
-from tests.ingest_support import VocabularyExtractor
+from tests.ingest_support import SharedStores, VocabularyExtractor
 
 TENANT = "acme"
 FIRST = "Chen Wei works for Acme Corp in Lisbon."
 SECOND = "Ada Park works for Globex in Porto. She met Chen Wei there."
-
-
-class Stores:
-    def __init__(self) -> None:
-        self.graph = InMemoryGraphStore()
-        self.vectors = InMemoryVectorStore(dimension=8)
-        self.chunks = InMemoryChunkStore()
-        self.events = InMemoryEventLog()
-
-    def process(self, extractor: VocabularyExtractor) -> KnowledgeGraph:
-        return KnowledgeGraph(
-            graph=self.graph,
-            vectors=self.vectors,
-            chunks=self.chunks,
-            events=self.events,
-            embeddings=FakeEmbeddingProvider(dimension=8),
-            extractor=extractor,
-            settings=IngestSettings(chunk_chars=60, chunk_overlap=0),
-        )
 
 
 class ErasedMidway(VocabularyExtractor):
@@ -62,7 +38,7 @@ class ErasedMidway(VocabularyExtractor):
         return await super().extract(text, schema)
 
 
-async def _prepared(stores: Stores, other: KnowledgeGraph | None) -> KnowledgeGraph:
+async def _prepared(stores: SharedStores, other: KnowledgeGraph | None) -> KnowledgeGraph:
     kg = stores.process(ErasedMidway(other))
     await kg.ingest(TENANT, "first.md", FIRST)
     return kg
@@ -71,7 +47,7 @@ async def _prepared(stores: Stores, other: KnowledgeGraph | None) -> KnowledgeGr
 async def test_an_ingest_cancelled_after_an_erasure_elsewhere_leaves_no_event() -> None:
     """The job's task is cancelled after the extraction is appended (its row went with the
     tenant): what it appended is erased on the way out."""
-    stores = Stores()
+    stores = SharedStores()
     kg = await _prepared(stores, stores.process(VocabularyExtractor()))
     held = asyncio.Event()
 
@@ -90,7 +66,7 @@ async def test_an_ingest_cancelled_after_an_erasure_elsewhere_leaves_no_event() 
 
 
 async def test_an_ingest_failing_after_an_erasure_elsewhere_leaves_no_event() -> None:
-    stores = Stores()
+    stores = SharedStores()
     kg = await _prepared(stores, stores.process(VocabularyExtractor()))
 
     async def fail(done: int, total: int) -> None:
@@ -105,7 +81,7 @@ async def test_an_ingest_failing_after_an_erasure_elsewhere_leaves_no_event() ->
 async def test_an_ingest_failing_with_no_erasure_keeps_the_tenant_and_its_extraction() -> None:
     """The guard erases only after an erasure: a plain failure keeps the log, and the rerun
     reuses the extraction recorded before it."""
-    stores = Stores()
+    stores = SharedStores()
     kg = await _prepared(stores, None)
     before = len(await stores.events.read(TENANT, after=0))
 
@@ -151,7 +127,7 @@ async def test_reads_racing_in_one_process_never_take_a_live_tenant_for_erased()
     same history. The probe must not then find its event "gone" (it compared the page
     with the advanced position), mark the history erased, and so make B's write erase the
     whole live tenant."""
-    stores = Stores()
+    stores = SharedStores()
     probe = SlowProbe(stores.events)
     process_a = stores.process(VocabularyExtractor())
 
@@ -167,15 +143,8 @@ async def test_reads_racing_in_one_process_never_take_a_live_tenant_for_erased()
                 await first
             return await super().extract(text, schema)
 
-    process_b = KnowledgeGraph(
-        graph=stores.graph,
-        vectors=stores.vectors,
-        chunks=stores.chunks,
-        events=probe,  # type: ignore[arg-type]
-        embeddings=FakeEmbeddingProvider(dimension=8),
-        extractor=Racing(people=["Chen Wei", "Ada Park"], orgs=["Acme Corp", "Globex"]),
-        settings=IngestSettings(chunk_chars=60, chunk_overlap=0),
-    )
+    racing = Racing(people=["Chen Wei", "Ada Park"], orgs=["Acme Corp", "Globex"])
+    process_b = stores.process(racing, wrap=lambda port: probe if port is stores.events else port)
     await process_b.ingest(TENANT, "first.md", FIRST)
     await process_a.ingest(TENANT, "between.md", "Ada Park lives in Lisbon.")
 

@@ -15,23 +15,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
 
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from redstring import KnowledgeGraph
-from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.extraction import Extraction
 from redstring.domain.ids import TenantId
 from redstring.domain.schema import Schema
-from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
-from redstring.eventlog.adapters.memory import InMemoryEventLog
-from redstring.graph.adapters.memory import InMemoryGraphStore
 from redstring.serve.jobs import InMemoryJobStore, JobRunner
-from redstring.vector.adapters.memory import InMemoryVectorStore
-from tests.ingest_support import VocabularyExtractor
+from tests.ingest_support import SharedStores, VocabularyExtractor
 from tests.serve_world import as_tenant, running_server, serving
 
 TENANT = TenantId("acme")
@@ -52,47 +46,26 @@ class ErasingElsewhere(VocabularyExtractor):
         return await super().extract(text, schema)
 
 
-def _process(stores: dict[str, Any], extractor: VocabularyExtractor) -> KnowledgeGraph:
-    return KnowledgeGraph(
-        graph=stores["graph"],
-        vectors=stores["vectors"],
-        chunks=stores["chunks"],
-        events=stores["events"],
-        embeddings=FakeEmbeddingProvider(dimension=8),
-        extractor=extractor,
-    )
-
-
 async def test_a_job_whose_tenant_is_erased_under_it_leaves_no_event_of_the_tenant() -> None:
-    stores: dict[str, Any] = {
-        "graph": InMemoryGraphStore(),
-        "vectors": InMemoryVectorStore(dimension=8),
-        "chunks": InMemoryChunkStore(),
-        "events": InMemoryEventLog(),
-    }
+    stores = SharedStores()
     jobs = InMemoryJobStore()
-    process_a = _process(stores, VocabularyExtractor())
-    process_b = _process(stores, ErasingElsewhere(jobs, process_a))
+    process_a = stores.process(VocabularyExtractor())
+    process_b = stores.process(ErasingElsewhere(jobs, process_a))
     runner = JobRunner(process_b, jobs, lease_seconds=5.0)
 
     job = await runner.submit(TENANT, "document", {"source": "a.md", "text": TEXT}, total=1)
     await asyncio.wait_for(runner.wait(), timeout=10)
 
     assert not await jobs.exists(job.job_id)
-    assert await stores["events"].read(TENANT, after=0) == []
-    assert await stores["chunks"].list_sources(TENANT) == {}
+    assert await stores.events.read(TENANT, after=0) == []
+    assert await stores.chunks.list_sources(TENANT) == {}
     assert (await process_a.stats(TENANT)).entities == 0
 
 
 async def test_a_job_stopped_at_shutdown_keeps_its_tenant() -> None:
     """Only a run whose row is gone erases: a server closing mid-job keeps the tenant's
     events for the server that resumes the job."""
-    stores: dict[str, Any] = {
-        "graph": InMemoryGraphStore(),
-        "vectors": InMemoryVectorStore(dimension=8),
-        "chunks": InMemoryChunkStore(),
-        "events": InMemoryEventLog(),
-    }
+    stores = SharedStores()
     started = asyncio.Event()
 
     class Slow(VocabularyExtractor):
@@ -102,15 +75,15 @@ async def test_a_job_stopped_at_shutdown_keeps_its_tenant() -> None:
                 await asyncio.Event().wait()  # until the runner closes
             return await super().extract(text, schema)
 
-    graph = _process(stores, Slow())
+    graph = stores.process(Slow())
     await graph.ingest(TENANT, "first.md", "Ada Park works for Globex.")
-    before = await stores["events"].read(TENANT, after=0)
+    before = await stores.events.read(TENANT, after=0)
     runner = JobRunner(graph, InMemoryJobStore(), lease_seconds=5.0)
     await runner.submit(TENANT, "document", {"source": "a.md", "text": TEXT}, total=1)
     await asyncio.wait_for(started.wait(), timeout=10)
     await runner.close()
 
-    assert await stores["events"].read(TENANT, after=0) == before
+    assert await stores.events.read(TENANT, after=0) == before
 
 
 class ErasesOnce(VocabularyExtractor):
