@@ -229,6 +229,10 @@ async def main() -> None:
         "sample_verdicts": dict(verdicts),
         "sample_junk_share": round(verdicts["junk"] / judged, 3) if judged else None,
         "sample_wrong_type_share": round(verdicts["type"] / judged, 3) if judged else None,
+        "edges": sorted(
+            f"{names.get(r.subject_id)} {r.type} {names.get(r.object_id)}"
+            for r in snapshot.relationships
+        ),
         "names_on_2_entities": sum(1 for count in split.values() if count == 2),
         "names_on_more_than_2": sum(1 for count in split.values() if count > 2),
         "dropped": dict(sorted(dropped.items())),

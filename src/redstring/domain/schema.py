@@ -269,9 +269,9 @@ DEFAULT_SCHEMA = Schema(
         RelationshipTypeSpec(
             name="DEVELOPED",
             description="The person or organisation created, developed, wrote or maintains "
-            "the software or technology.",
+            "the software, technology or product.",
             subject_types=("Person", "Organization"),
-            object_types=("Technology",),
+            object_types=("Technology", "Product"),
             triggers=("create", "develop", "design", "write", "maintain", "implement", "invent"),
         ),
         RelationshipTypeSpec(

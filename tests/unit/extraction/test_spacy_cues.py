@@ -139,6 +139,22 @@ async def test_a_noun_of_the_descriptions_group_is_a_cue(extractor: SpacyExtract
     assert ("Anna Berg", "MEMBER_OF", "Okapi Fields") in triples(found)
 
 
+async def test_a_name_before_a_role_noun_is_what_the_role_is_of(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "Anna Berg's son Tom Berg", "Okapi Fields bassist Tom Lee", "the Okapi Fields frontman":
+    a name modifying the role noun (a possessive or a compound) is read as its "of"."""
+    found = await extractor.extract(
+        "Anna Berg's son Tom Berg was born in Oslo. Tom Lee, the Okapi Fields frontman, was "
+        "born in Oslo too.",
+        SCHEMA,
+    )
+    assert {
+        ("Tom Berg", "CHILD_OF", "Anna Berg"),
+        ("Tom Lee", "MEMBER_OF", "Okapi Fields"),
+    } <= triples(found)
+
+
 async def test_a_name_the_parser_hung_on_two_heads_is_still_the_subject(
     extractor: SpacyExtractor,
 ) -> None:

@@ -25,6 +25,33 @@ def test_the_default_schema_has_a_type_for_software() -> None:
     assert {"DEVELOPED", "USES", "PART_OF"} <= {r.name for r in DEFAULT_SCHEMA.relationship_types}
 
 
+def triples(extraction: Extraction) -> set[tuple[str, str, str]]:
+    return {(r.subject, r.type, r.object) for r in extraction.relationships}
+
+
+async def test_whoever_made_or_maintains_a_product_developed_it(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "a version control system maintained by Junio Hamano": a system is typed a product, and
+    the default schema's DEVELOPED takes products as well as technologies, so the one fact a
+    manual states about its own tool is not lost to which of the two it was typed."""
+    found = await extractor.extract(
+        "We switched to Frobz last year. Frobz is a distributed version control system "
+        "maintained by Junio Hamano.",
+        DEFAULT_SCHEMA,
+    )
+    assert ("Frobz", "Product") in typed(found)
+    assert triples(found) == {("Junio Hamano", "DEVELOPED", "Frobz")}
+
+
+async def test_a_name_modifying_a_role_noun_is_what_the_role_is_of(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "Ingo Molnar, a Linux kernel developer": the developer of Linux (its kernel)."""
+    found = await extractor.extract("Ingo Molnar, a Linux kernel developer, spoke.", DEFAULT_SCHEMA)
+    assert ("Ingo Molnar", "DEVELOPED", "Linux") in triples(found)
+
+
 async def test_a_name_only_guessed_in_a_passage_with_code_is_a_technology(
     extractor: SpacyExtractor,
 ) -> None:

@@ -263,3 +263,16 @@ async def test_a_name_its_words_call_an_organisation_is_found_when_the_recognise
     assert ("Okafor Labs", "Organization") in entities(found)
     assert ("Amara Okafor", "FOUNDED", "Okafor Labs") in triples(found)
     assert cued_names(extractor._parse("Our Board met on Monday."), []) == []
+
+
+async def test_a_place_before_a_role_noun_says_where_not_of_what(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "the Port Harlow maker of TideCell batteries": the place is where the maker is, and a
+    noun that states its own "of" takes its object from there, so the place reading stands."""
+    found = await extractor.extract(
+        "Greyfen Capital invested in Okafor Laboratories Ltd, the Port Harlow maker of TideCell "
+        "harbour batteries.",
+        DEFAULT_SCHEMA,
+    )
+    assert ("Okafor Laboratories Ltd", "LOCATED_IN", "Port Harlow") in triples(found)

@@ -421,7 +421,30 @@ def noun_order(noun: Token, a: Token, b: Token, path: list[Token]) -> bool | Non
         return False
     if _through_preposition(below_b, b) and _joined(noun, a, below_a):
         return True
+    if _modifier(below_a, a) and _joined(noun, b, below_b):
+        return False
+    if _modifier(below_b, b) and _joined(noun, a, below_a):
+        return True
     return None
+
+
+def _modifier(child: Token | None, root: Token) -> bool:
+    """ "Microsoft co-founder Paul Allen", "Ingo Molnar, a Linux kernel developer": a name
+    modifying the role noun (itself, or through the nouns it modifies) is what the role is of,
+    as if after "of". Not when the noun states its "of" ("the Port Harlow maker of TideCell
+    batteries") or the name is a place's ("the Leeds firm" says where, not of what)."""
+    if child is None or child.dep_ not in {"compound", "poss"} or child.i > child.head.i:
+        return False
+    if root.ent_type_ in {"GPE", "LOC", "FAC"} or any(
+        c.dep_ == "prep" and c.lower_ == "of" for c in child.head.children
+    ):
+        return False
+    token = root
+    while token.i != child.i:
+        if token.dep_ != "compound":
+            return False
+        token = token.head
+    return True
 
 
 def _through_preposition(child: Token | None, root: Token) -> bool:
