@@ -230,6 +230,60 @@ class ResolutionCases:
             )
             assert alone[0].entity_id is not None  # the date says which one
 
+    async def test_a_record_that_fits_one_member_joins_only_a_cluster_it_fits_on_average(
+        self,
+    ) -> None:
+        """'A. Okafor' at Amara's address joins her; 'Adaeze Okafor' at that address but in
+        another town, with another e-mail, fits 'A. Okafor' and not Amara: one bridging
+        record does not carry her into Amara's entity (ADR 0037)."""
+        records = [
+            person(
+                "am",
+                "Amara Okafor",
+                address="12 High Street",
+                city="Leeds",
+                email="amara@okafor.ng",
+            ),
+            person("ao", "A. Okafor", address="12 High Street"),
+            person(
+                "ad", "Adaeze Okafor", address="12 High Street", city="York", email="adaeze@mail.ng"
+            ),
+        ]
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(T, records)
+            assert report.refs["ao"] == report.refs["am"]
+            assert report.refs["ad"] != report.refs["am"]
+
+    async def test_one_member_that_fits_badly_does_not_keep_a_record_out(self) -> None:
+        """Two plain 'Robert Smith' records and a 'Robert Smyth' of York joined to them by
+        his passport number: a 'Robert Smith' of Leeds fits the two and not the third, and
+        the weakest member alone does not keep it out of the cluster (ADR 0037)."""
+        records = [
+            person("x1", "Robert Smith", passport="AB1234567"),
+            person("x2", "Robert Smith"),
+            person(
+                "x3",
+                "Robert Smyth",
+                passport="AB1234567",
+                city="York",
+                email="rs@york.uk",
+                phone="01904 555 123",
+                postcode="YO1 7HH",
+            ),
+            person(
+                "m",
+                "Robert Smith",
+                city="Leeds",
+                email="bob@leeds.uk",
+                phone="0113 555 999",
+                postcode="LS1 4AB",
+            ),
+        ]
+        async with await self.new_graph() as kg:
+            report = await kg.import_records(T, records)
+            assert len({report.refs[ref] for ref in ("x1", "x2", "x3")}) == 1
+            assert report.refs["m"] == report.refs["x1"]
+
     # -- mentions from text: a name and nothing else (ADR 0022) ---------------------------
 
     @staticmethod

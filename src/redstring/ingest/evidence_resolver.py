@@ -138,8 +138,13 @@ class EvidenceResolver:
     clusters share it, so that cost does not grow with the tenant; ``max_members`` bounds the
     members of one cluster a mention is compared with; ``ambiguity_margin`` (bits) keeps a
     mention apart when a second cluster also reaches the merge threshold within that margin
-    of the best. Raises :class:`InvalidArgumentError`
-    for a bound below 1 or a negative margin.
+    of the best; ``cohesion`` (bits, by default the possible-match threshold) is the weight a
+    mention must reach on average over the members it is compared with (the weakest left
+    out when there are three or more) for its best member to speak for the cluster: one
+    member that fits cannot carry a mention into a cluster the rest of which says it is
+    something else, nor can one doubtful member keep it out (ADR 0037). Raises
+    :class:`InvalidArgumentError` for a bound below 1, a negative margin or a cohesion that
+    is not a finite number.
     """
 
     def __init__(
@@ -151,6 +156,7 @@ class EvidenceResolver:
         max_members: int = 6,
         ambiguity_margin: float = 2.0,
         tenant_short_forms: bool = True,
+        cohesion: float | None = None,
     ) -> None:
         for label, value in (
             ("max_candidates", max_candidates),
@@ -163,12 +169,15 @@ class EvidenceResolver:
             raise InvalidArgumentError(
                 f"ambiguity_margin must be a number of bits >= 0, got {ambiguity_margin}"
             )
+        if cohesion is not None and not math.isfinite(cohesion):
+            raise InvalidArgumentError(f"cohesion must be a finite number of bits, got {cohesion}")
         self.settings = settings or ResolutionSettings()
         self._max_candidates = max_candidates
         self._max_bucket = max_bucket
         self._max_members = max_members
         self._ambiguity_margin = ambiguity_margin
         self._tenant_short_forms = tenant_short_forms
+        self._cohesion = self.settings.possible_threshold if cohesion is None else cohesion
 
     def kinds_of(
         self, mentions: Sequence[Mention], context: ResolutionContext
@@ -554,8 +563,13 @@ class EvidenceResolver:
 
     def _cluster_score(self, mention: Profile, cluster: _Cluster, batch: _Batch) -> MatchScore:
         """The best member's score, unless a member's date or identifier contradicts the
-        mention: then the weakest contradicted score, so one good member cannot carry a
-        mention into a cluster whose other records say it is someone else."""
+        mention, or the mention's mean weight over the members compared (the weakest left
+        out of three or more) falls short of the cohesion bound: then the weakest
+        contradicted (or weakest) score, so one good member cannot carry a mention into a
+        cluster whose other records say it is someone else.
+
+        Without the bound, "Board of Trustees of Michigan State Univ." joined a cluster of
+        eighteen universities' boards, one bridging name after another (NBER assignees)."""
         if cluster.stored is not None:
             stored, cluster.stored = cluster.stored, None
             with contextlib.suppress(EmptyTextError):  # a name of no letters: no profile
@@ -572,19 +586,19 @@ class EvidenceResolver:
         if not cluster.members:
             return MatchScore(weight=-math.inf, evidence=(), types=(mention.type, ""))
         weights = batch.weights.get(mention.type)
-        best: MatchScore | None = None
-        worst_conflict: MatchScore | None = None
-        for member in cluster.members[: self._max_members]:
-            score = score_pair(mention, member, batch.frequencies, weights)
-            if best is None or score.weight > best.weight:
-                best = score
-            if score.conflicting and (
-                worst_conflict is None or score.weight < worst_conflict.weight
-            ):
-                worst_conflict = score
-        assert best is not None
-        if worst_conflict is not None and worst_conflict.weight < best.weight:
-            return worst_conflict
+        scores = [
+            score_pair(mention, member, batch.frequencies, weights)
+            for member in cluster.members[: self._max_members]
+        ]
+        best = max(scores, key=lambda score: score.weight)
+        conflicts = [score for score in scores if score.conflicting]
+        if conflicts:
+            worst_conflict = min(conflicts, key=lambda score: score.weight)
+            if worst_conflict.weight < best.weight:
+                return worst_conflict
+        if len(scores) > 1 and _trimmed_mean([score.weight for score in scores]) < self._cohesion:
+            # The cluster as a whole does not take the mention: average, not single, link.
+            return min(scores, key=lambda score: score.weight)
         return best
 
     def _explain(self, score: MatchScore, cluster: _Cluster, batch: _Batch) -> dict[str, JsonValue]:
@@ -609,6 +623,13 @@ class EvidenceResolver:
             else {"source": "priors"}
         )
         return explanation
+
+
+def _trimmed_mean(weights: list[float]) -> float:
+    """The mean of ``weights``, leaving out the lowest when there are three or more."""
+    if len(weights) >= 3:
+        weights = sorted(weights)[1:]
+    return sum(weights) / len(weights)
 
 
 def _estimation_keys(form: NameForm) -> list[str]:

@@ -113,3 +113,10 @@ def test_a_negative_ambiguity_margin_is_refused() -> None:
     """A margin is a number of bits, zero or more."""
     with pytest.raises(InvalidArgumentError, match=r"ambiguity_margin must be .* got -1"):
         EvidenceResolver(ambiguity_margin=-1)
+
+
+@pytest.mark.parametrize("cohesion", [float("nan"), float("inf"), float("-inf")])
+def test_a_cohesion_that_is_not_a_number_of_bits_is_refused(cohesion: float) -> None:
+    """Cohesion is a finite number of bits (any sign)."""
+    with pytest.raises(InvalidArgumentError, match="cohesion must be a finite number of bits"):
+        EvidenceResolver(cohesion=cohesion)
