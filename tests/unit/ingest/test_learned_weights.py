@@ -12,6 +12,8 @@ import math
 import random
 from typing import Any
 
+import pytest
+
 from redstring import KnowledgeGraph
 from redstring.chunks.adapters.memory import InMemoryChunkStore
 from redstring.domain.ids import TenantId
@@ -19,6 +21,7 @@ from redstring.domain.resolution import FieldKind
 from redstring.embeddings.adapters.fake import FakeEmbeddingProvider
 from redstring.eventlog.adapters.memory import InMemoryEventLog
 from redstring.graph.adapters.memory import InMemoryGraphStore
+from redstring.ingest import evidence_resolver
 from redstring.vector.adapters.memory import InMemoryVectorStore
 
 T = "learning"
@@ -163,3 +166,21 @@ async def test_a_rebuilt_graph_resolves_later_records_as_the_original_does() -> 
 
     assert grouping(got.refs) == grouping(expected.refs)
     assert got_merges == expected_merges
+
+
+async def test_a_refresh_sees_the_stored_records_its_batch_blocks_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file of 400 people, then a file of a misspelt copy of each: the refresh pairs the
+    copies it samples with the stored originals they share keys with, so EM sees both
+    records of most pairs and learns that a misspelt name is the copies' usual variation
+    (an even sample of each file, 100 beside 100, holds one original in four)."""
+    monkeypatch.setattr(evidence_resolver, "SAMPLE", 200)
+    first = people(7, 400)
+    async with graph() as kg:
+        await kg.import_records(T, first)
+        await kg.import_records(T, duplicates(first, 8))
+        _, refreshed = await estimates(kg)
+        weights = refreshed["weights"]
+        assert weights["records"] == 300
+        assert weights["fields"]["name"]["levels"]["close"]["m"] > 0.62

@@ -97,6 +97,7 @@ def estimate(
     name_keys: Sequence[Sequence[str]],
     previous: LearnedWeights | None = None,
     tenant_records: int = 0,
+    sampled: int | None = None,
 ) -> LearnedWeights | None:
     """The m and u of every field of ``profiles`` (records of ``entity_type``), or ``None``
     when there are fewer than :data:`MIN_RECORDS`.
@@ -104,14 +105,18 @@ def estimate(
     ``name_keys`` holds each profile's name blocking keys (in the same order), which make
     the name-blocked candidate pairs; ``attribute_kinds`` is recorded with the estimate so
     that later records are read the same way; ``previous`` is the tenant's last estimate,
-    the prior this one starts from.
+    the prior this one starts from. ``sampled`` (all by default) says how many of the
+    leading profiles are an even sample of the tenant's records: the random pairs for u
+    are drawn among them only, because the rest were chosen for sharing blocking keys with
+    them (so that EM sees both records of more pairs) and would make random pairs alike.
     """
     if len(profiles) < MIN_RECORDS:
         return None
     kinds = _field_kinds(profiles)
     frequencies = frequencies_of(list(profiles))
     agreement = {name: _exact_agreement(profiles, name) for name in kinds if name != "name"}
-    u = _u_probabilities(profiles, kinds, agreement, previous, frequencies)
+    even = profiles[:sampled] if sampled is not None and sampled >= 2 else profiles
+    u = _u_probabilities(even, kinds, agreement, previous, frequencies)
     pairs = _candidate_pairs(profiles, kinds, name_keys)
     patterns = _patterns(profiles, pairs, kinds, frequencies)
     m, matches = _m_probabilities(patterns, kinds, u, agreement, previous)
