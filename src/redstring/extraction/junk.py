@@ -13,10 +13,12 @@ the reason an extractor counts in ``Extraction.dropped``:
 * ``junk_code``: a code identifier: ``snake_case`` or a leading underscore, ``a::b``, ``f()``
   or ``f(x``, a command-line option (``-v``, ``--force``), ``camelCase`` (two lowercase
   letters, then a capitalised word: ``getValue``; "iPhone" and "macOS" are names), a dotted
-  lowercase identifier (``os.path``), or a file name (``setup.py``, ``README.md``);
+  lowercase identifier (``os.path``), a file name (``setup.py``, ``README.md``), or single
+  letters joined by dots, a placeholder (``A.B``, ``A.B.C``; "U.S." ends with its dot);
 * ``junk_number``: no letter at all, a version (``3.11.2``, ``v2``), hexadecimal (``0x1f``,
-  a commit id), or more digits than letters (``amd64`` is kept as a name only if it is typed
-  sensibly, so it is not refused here);
+  a commit id), more digits than letters (``amd64`` is kept as a name only if it is typed
+  sensibly, so it is not refused here), a letter in a formula (``N/2``, ``n+1``), or a date
+  (``April 24``, ``24 April 2024``, ``Sept. 3``: a month with its day);
 * ``junk_heading``: two or more words in capitals ("SEE ALSO", "CALLGRIND OPTIONS"), or one
   capitalised word of eight letters or more ("DESCRIPTION"): acronyms are shorter;
 * ``junk_phrase``: not a name but a phrase: a lowercase first word (other than a particle
@@ -25,8 +27,10 @@ the reason an extractor counts in ``Extraction.dropped``:
 * ``junk_phrase`` also: an adjective made of a name ("UTF-8-encoded", "Git-based",
   "XML-like": a hyphenated ending of :data:`ADJECTIVE_ENDINGS`), and one letter repeated
   ("BBBBBB", a placeholder), a fragment ending in a hyphen, slash or colon ("Content-", a
-  mail header's "Cc:"), doubled question or exclamation marks ("SQUASH???"), and an
-  abbreviation of Latin ("e.g", "i.e", "etc");
+  mail header's "Cc:"), doubled question or exclamation marks ("SQUASH???"), an
+  abbreviation of Latin ("e.g", "i.e", "etc"), a name cut after a middle initial ("Italo
+  A." of "Italo A. Casas": no name ends in an initial) or an initial alone ("Y."), and
+  single letters listed ("W and Z": placeholders);
 * ``junk_common_noun``: a common noun written in capitals: the plural of an acronym ("APIs",
   "PRs": a name is never counted) or one of :data:`COMMON_ACRONYMS`, the abbreviations of
   generic things that manuals and mail are full of ("API", "CPU", "CI", "LTS", "FAQ").
@@ -54,6 +58,18 @@ _CODE: Final = re.compile(
     r"(?:^|\s)[a-z_]+\.[a-z_]+\b|\.(?:py|pyc|c|h|cc|cpp|rs|go|java|rb|md|rst|txt|html?|json|"
     r"ya?ml|toml|cfg|ini|sh|bat|exe|dll|so|o|a|lock|log|tar|gz|zip)$"
 )
+_DOTTED_LETTERS: Final = re.compile(r"^[A-Za-z](?:\.[A-Za-z])+$")
+_FORMULA: Final = re.compile(r"^[A-Za-z]\s?[/*+]\s?\d+$")
+_MONTH: Final = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
+)
+_DATE: Final = re.compile(
+    rf"^(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?)$"
+)
+_CUT_AT_INITIAL: Final = re.compile(r"(?:^|\s)[A-Z]\.$")
+_LETTERS_LISTED: Final = re.compile(r"^[A-Za-z](?:,?\s+(?:and|or|&)\s+[A-Za-z]|,\s*[A-Za-z])+$")
 _VERSION: Final = re.compile(r"^v?\d+(?:\.\d+)+[a-z]*\d*$|^v\d+$", re.IGNORECASE)
 _ORDINAL_OR_CODE_POINT: Final = re.compile(r"^\d+(?:st|nd|rd|th)$|^U\+[0-9A-F]{4,6}$", re.I)
 _HEX: Final = re.compile(r"^(?:0x[0-9a-f]+|[0-9a-f]*\d[0-9a-f]*[a-f][0-9a-f]*)$", re.IGNORECASE)
@@ -99,9 +115,9 @@ def junk_reason(name: str) -> str | None:
         return "junk_markup"
     if _PATH.search(text):
         return "junk_path"
-    if _CODE.search(text):
+    if _CODE.search(text) or _DOTTED_LETTERS.match(text):
         return "junk_code"
-    if _number(text):
+    if _number(text) or _FORMULA.match(text) or _DATE.match(text):
         return "junk_number"
     if _heading(text, words):
         return "junk_heading"
@@ -109,7 +125,7 @@ def junk_reason(name: str) -> str | None:
         return "junk_common_noun"
     if _phrase(text, words) or _ADJECTIVE.search(text) or _REPEATED.match(text):
         return "junk_phrase"
-    if _FRAGMENT.search(text):
+    if _FRAGMENT.search(text) or _CUT_AT_INITIAL.search(text) or _LETTERS_LISTED.match(text):
         return "junk_phrase"
     return None
 

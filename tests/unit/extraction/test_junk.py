@@ -44,6 +44,15 @@ from redstring.extraction.junk import JUNK_REASONS, junk_reason
         ("etc", "junk_phrase"),
         ("21st", "junk_number"),
         ("U+00E9", "junk_number"),
+        ("A.B", "junk_code"),
+        ("A.B.C", "junk_code"),
+        ("N/2", "junk_number"),
+        ("April 24", "junk_number"),
+        ("24 April 2024", "junk_number"),
+        ("Sept. 3", "junk_number"),
+        ("Italo A.", "junk_phrase"),
+        ("Y.", "junk_phrase"),
+        ("W and Z", "junk_phrase"),
     ],
 )
 def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) -> None:
@@ -57,7 +66,8 @@ def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) 
         "C#", "C++", "TCP/IP", "OS/2", "iPhone", "macOS", "eBay", "Node.js", "AT&T",
         "NASA", "UNESCO", "de Gaulle", "Guido van Rossum", "Python 3", "Windows 10",
         "Okafor Labs", "Kiln & Carrow Ltd", "Dr. Lenz", "3M", "7-Eleven", "Pick Me Up!",
-        "Who Framed Roger Rabbit?",
+        "Who Framed Roger Rabbit?", "U.S.", "J.R.R. Tolkien", "A. Parent", "Harry S. Truman",
+        "April Wine", "May Day", "Apollo 11", "Vitamin C", "B. B. King", "AC/DC",
     ],
 )  # fmt: skip
 def test_names_that_resemble_junk_are_kept(name: str) -> None:

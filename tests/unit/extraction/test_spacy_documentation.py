@@ -85,6 +85,36 @@ async def test_generic_acronyms_are_dropped_with_their_reason(extractor: SpacyEx
     assert found.dropped.get("junk_common_noun", 0) >= 2
 
 
+async def test_an_acronym_its_common_words_spell_is_a_term_not_a_name(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "BRK (Break)", "AO (Abort output)": the bracket spells out a term; "WBA (Super)" spells
+    nothing and "NIST (National Institute of ...)" names an institute, so both stay."""
+    found = await extractor.extract(
+        "The commands are BRK (Break), IP (Interrupt process), EC (Erase Character) and AO "
+        "(Abort output). He held the unified WBA (Super) and WBC titles.",
+        DEFAULT_SCHEMA,
+    )
+    names = {entity.name for entity in found.entities}
+    assert not names & {"BRK", "IP", "EC", "AO"}
+    assert "WBA" in names
+    assert found.dropped.get("junk_common_noun", 0) >= 3
+
+
+async def test_an_exclamation_and_a_capitalised_participle_are_no_names(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "Woohoo!" is a sentence of its own; "the Formatted string literals" capitalises a
+    participle because it is a section's title."""
+    found = await extractor.extract(
+        "Reviews came back from Kestrel. Woohoo! For fancy formatting, see the Formatted string "
+        "literals section.",
+        DEFAULT_SCHEMA,
+    )
+    names = {entity.name for entity in found.entities}
+    assert not names & {"Woohoo", "Formatted"}
+
+
 @pytest.mark.parametrize(
     ("passage", "name"),
     [

@@ -93,6 +93,19 @@ _OPENERS = frozenset({":", "(", "-", "\u2013", "\u2014", "|"})
 # A quote is no opener: one quoted capitalised word is a title ("Inertia", "Charmed").
 
 
+def _spells(acronym: str, words: list[str]) -> bool:
+    """ "AO" by "Abort output", "NOP" by "No Operation", "BRK" by "Break": the words' initials
+    are the acronym, or one word holds its letters in order from its first."""
+    letters = acronym.lower()
+    if len(words) > 1:
+        return "".join(w[0] for w in words).lower() == letters
+    word = words[0].lower()
+    if not word.startswith(letters[0]):
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in letters[1:])
+
+
 class Reader:
     """Reads one parsed passage into an Extraction for one schema."""
 
@@ -187,8 +200,10 @@ class Reader:
         """Why the mention is not a name (:mod:`redstring.extraction.junk`), or ``None``; a
         lone common word ("This", "Note") is a phrase too, and so is a heading's candidate that
         the passage's prose never names ("Getting Started"; "Adaeze Okafor" is named below), a
-        dictionary word capitalised only by its place ("Content is king"), and a user name
-        beside the name it stands for ("BethGriggs" by "Beth Griggs")."""
+        dictionary word capitalised only by its place ("Content is king"), a user name
+        beside the name it stands for ("BethGriggs" by "Beth Griggs"), one word exclaimed or
+        read as an adjective or verb ("Woohoo!", "the Formatted string literals"), and an
+        acronym of a term its bracket spells out ("AO (Abort output)")."""
         reason = junk_reason(mention.name)
         if reason is not None:
             return reason
@@ -220,8 +235,10 @@ class Reader:
                 and token.lower_ in self._dictionary
             ):
                 return "junk_heading"  # "LOCAL", "MERGED": a word in capitals, a label
-            if token.is_stop or self._capitalised_by_position(token):
+            if token.is_stop or self._capitalised_by_position(token) or self._not_a_noun(token):
                 return "junk_phrase"
+            if self._abbreviated_term(token):
+                return "junk_common_noun"
             if token.lower_ in self._joined_names:
                 return "junk_handle"
         if self._in_heading(mention) and mention.name not in self._prose():
@@ -229,6 +246,43 @@ class Reader:
         if self._role_phrase(mention):
             return "junk_phrase"
         return None
+
+    def _not_a_noun(self, token: Token) -> bool:
+        """ "Woohoo!", "the Formatted string literals": one word exclaimed as a sentence of its
+        own, or that the parser reads as an interjection, or a dictionary word it reads as an
+        adjective or a verb, names nothing."""
+        sentence = token.sent
+        alone = [t for t in sentence if not t.is_punct] == [token]
+        if token.pos_ == "INTJ" or (alone and sentence[-1].text == "!"):
+            return True
+        return token.pos_ in {"ADJ", "VERB"} and (
+            token.lower_ in self._dictionary or token.lemma_.lower() in self._dictionary
+        )
+
+    def _abbreviated_term(self, token: Token) -> bool:
+        """ "AO (Abort output)", "BRK (Break)", "EC (Erase Character)": an acronym whose
+        bracketed expansion right after it spells it in dictionary words, the last of them no
+        kind, organisation or event word, abbreviates a term, not a name. "WBA (Super)" spells
+        nothing; "NIST (National Institute of Standards and Technology)" and "SQL (Structured
+        Query Language)" end in a kind word: all three are names."""
+        if not (token.is_upper and token.is_alpha and len(token) >= 2):
+            return False
+        doc = self._doc
+        if token.i + 2 >= len(doc) or doc[token.i + 1].text != "(":
+            return False
+        words: list[Token] = []
+        for other in doc[token.i + 2 : min(len(doc), token.i + 8)]:
+            if other.text == ")":
+                break
+            words.append(other)
+        else:
+            return False
+        if not words or not all(w.is_alpha and w.lower_ in self._dictionary for w in words):
+            return False
+        last = words[-1].lemma_.lower()
+        if last in ORGANISATION_WORDS or last in KIND_NOUNS or last in EVENT_WORDS:
+            return False
+        return _spells(token.text, [w.text for w in words])
 
     def _instruction(self, mention: Mention) -> bool:
         """ "Install Python", "Enable Profile Guided Optimization", "Modify": a candidate
