@@ -106,18 +106,22 @@ async def graph_signal(
     evidence = _evidence(around)
     asked = set(terms)
 
+    type_words: dict[str, int] = {}
+
+    def asked_words(edge_type: str) -> int:
+        found = type_words.get(edge_type)
+        if found is None:
+            found = type_words[edge_type] = len(asked & set(tokenize(edge_type.replace("_", " "))))
+        return found
+
     def end_score(edge: Relationship) -> float:
-        return scores.get(entity_node(edge.subject_id), 0.0) + scores.get(
-            entity_node(edge.object_id), 0.0
+        return scores.get(around.node(edge.subject_id), 0.0) + scores.get(
+            around.node(edge.object_id), 0.0
         )
 
     relationships = sorted(
         around.relationships,
-        key=lambda edge: (
-            -len(asked & set(tokenize(edge.type.replace("_", " ")))),
-            -end_score(edge),
-            id_text(edge.id),
-        ),
+        key=lambda edge: (-asked_words(edge.type), -end_score(edge), id_text(edge.id)),
     )
     return GraphSignal(
         passages=[ChunkId(chunk) for chunk in passages],

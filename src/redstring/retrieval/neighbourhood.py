@@ -56,15 +56,27 @@ class Neighbourhood:
     relationships: list[Relationship] = field(default_factory=list)
     live: dict[EntityId, EntityId] = field(default_factory=dict)
     links: dict[Node, dict[Node, float]] = field(default_factory=dict)
+    nodes: dict[EntityId, Node] = field(default_factory=dict)
 
     def link(self, a: Node, b: Node, weight: float = 1.0) -> None:
         """An undirected link; a repeated one keeps the larger weight."""
+        links = self.links
         for one, other in ((a, b), (b, a)):
-            edges = self.links.setdefault(one, {})
+            edges = links.get(one)
+            if edges is None:
+                edges = links[one] = {}
             edges[other] = max(edges.get(other, 0.0), weight)
 
     def degree(self, node: Node) -> int:
         return len(self.links.get(node, ()))
+
+    def node(self, entity_id: EntityId) -> Node:
+        """``entity_node(entity_id)``, made once per entity: the walk names each entity in
+        many links and the text of a UUID costs more than a look-up."""
+        found = self.nodes.get(entity_id)
+        if found is None:
+            found = self.nodes[entity_id] = entity_node(entity_id)
+        return found
 
 
 async def read_neighbourhood(
@@ -146,20 +158,24 @@ def _naming_counts(
 
 
 def _link(around: Neighbourhood, touching: Sequence[Relationship], weight: float) -> None:
+    live, link, node = around.live, around.link, around.node
     for chunk in around.passages.values():
+        at = passage_node(chunk.id)
         for named in chunk.entity_ids:
-            if named in around.live:
-                around.link(passage_node(chunk.id), entity_node(around.live[named]))
+            resolved = live.get(named)
+            if resolved is not None:
+                link(at, node(resolved))
     for entity in around.entities.values():
+        at = node(entity.id)
         for chunk_id in entity.provenance.chunk_ids:
-            around.link(entity_node(entity.id), passage_node(chunk_id))
+            link(at, passage_node(chunk_id))
     inside = {edge.id: edge for edge in touching}
     for edge in sorted(inside.values(), key=lambda e: id_text(e.id)):
         ends = (
-            around.live.get(edge.subject_id, edge.subject_id),
-            around.live.get(edge.object_id, edge.object_id),
+            live.get(edge.subject_id, edge.subject_id),
+            live.get(edge.object_id, edge.object_id),
         )
         if ends[0] in around.entities and ends[1] in around.entities and ends[0] != ends[1]:
             around.relationships.append(edge)
             if weight > 0:
-                around.link(entity_node(ends[0]), entity_node(ends[1]), weight)
+                link(node(ends[0]), node(ends[1]), weight)

@@ -245,16 +245,22 @@ class InMemoryGraphStore:
         """Copies of every edge touching any of ``entity_ids`` (``among``: with both ends in
         them), each once, by id text; only the edges returned are copied."""
         wanted = set(entity_ids)
-        edge_ids = {
-            edge_id
-            for entity_id in wanted
-            for edge_id in self._edge_ids_touching(tenant_id, entity_id)
-        }
-        touching = [self._relationships[(tenant_id, edge_id)] for edge_id in edge_ids]
+        edges = self._relationships
         if among:
+            # An edge among them leaves one of them: its subject's outgoing set holds it once.
             touching = [
-                edge for edge in touching if edge.subject_id in wanted and edge.object_id in wanted
+                edge
+                for entity_id in wanted
+                for edge_id in self._outgoing.get((tenant_id, entity_id), ())
+                if (edge := edges[(tenant_id, edge_id)]).object_id in wanted
             ]
+        else:
+            edge_ids = {
+                edge_id
+                for entity_id in wanted
+                for edge_id in self._edge_ids_touching(tenant_id, entity_id)
+            }
+            touching = [edges[(tenant_id, edge_id)] for edge_id in edge_ids]
         touching.sort(key=lambda relationship: id_text(relationship.id))
         return [_copy(relationship) for relationship in touching]
 
