@@ -33,16 +33,19 @@ ORGANISATION_WORDS: Final = _words(
     school services society studio studios systems technologies times tribune trust union
     university ventures aerospace biotech consulting dynamics electric electronics financial
     foods mills works insurance logistics maritime media mining pharmaceuticals railways resources
-    robotics shipping shipyards solutions telecom therapeutics utilities"""
+    robotics shipping shipyards solutions telecom therapeutics utilities
+    government administration parliament senate cabinet assembly army navy"""
 )
 """Last words (or heads before "of") that make a name an organisation's."""
 
 EVENT_WORDS: Final = _words(
     """awards championship championships conference congress convention cup exhibition expo
     fair festival forum games gala hackathon marathon olympics open regatta race rally
-    summit symposium tournament war week weekend workshop"""
+    summit symposium tournament war week weekend workshop
+    battle siege invasion election elections referendum revolution uprising rebellion massacre"""
 )
-"""Last words that make a name an event's ("Tidewater Summit", "Harbour Week")."""
+"""Last words (or heads before "of") that make a name an event's ("Tidewater Summit",
+"Harbour Week", "Battle of Stamford Bridge")."""
 
 DOCUMENT_WORDS: Final = _words(
     """cookbook glossary guide guidelines handbook howto manual primer questions reference
@@ -132,7 +135,7 @@ def label_from_words(words: Sequence[str], before: str | None = None) -> str | N
         return "PERSON"
     if len(words) > 1 and _INITIAL.match(words[0]):
         return "PERSON"
-    if len(lower) > 1 and lower[-1] in EVENT_WORDS:
+    if len(lower) > 1 and (lower[-1] in EVENT_WORDS or _event_of(lower)):
         return "EVENT"
     if len(lower) > 1 and lower[-1] in DOCUMENT_WORDS:
         return "WORK_OF_ART"
@@ -149,6 +152,11 @@ def _organisation_of(lower: list[str]) -> bool:
         word in ORGANISATION_WORDS and following == "of"
         for word, following in itertools.pairwise(lower)
     )
+
+
+def _event_of(lower: list[str]) -> bool:
+    """ "Battle of Stamford Bridge", "Siege of Leningrad": an event word opening an "of"."""
+    return len(lower) > 2 and lower[0] in EVENT_WORDS and lower[1] == "of"
 
 
 def is_coined(word: str) -> bool:

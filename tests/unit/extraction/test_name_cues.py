@@ -25,6 +25,11 @@ from redstring.extraction.name_cues import is_coined, label_from_words
         ("Port Meridian City Council", None, "ORG"),
         ("Jane Smith", None, None),
         ("Summit", None, None),
+        ("Battle of Tarrow Bridge", None, "EVENT"),
+        ("Siege of Port Meridian", None, "EVENT"),
+        ("Okafor Government", None, "ORG"),
+        ("Tarrow Parliament", None, "ORG"),
+        ("Battle", None, None),
     ],
 )
 def test_label_from_words(name: str, before: str | None, label: str | None) -> None:

@@ -155,6 +155,20 @@ async def test_a_name_before_a_role_noun_is_what_the_role_is_of(
     } <= triples(found)
 
 
+async def test_a_person_noun_coordinated_with_a_kind_noun_says_a_person(
+    extractor: SpacyExtractor,
+) -> None:
+    """ "an Indian film and documentary Director": the parser makes "film" the predicate and
+    "Director" its conjunct; the paragraph's subject is a person, not a film."""
+    found = await extractor.extract(
+        "Tomas Okoro\nTomas Okoro is an Indian film and documentary Director and Producer. He "
+        "directed Grey Harbour.",
+        SCHEMA,
+    )
+    assert ("Tomas Okoro", "Person") in {(e.name, e.type) for e in found.entities}
+    assert ("Tomas Okoro", "CreativeWork") not in {(e.name, e.type) for e in found.entities}
+
+
 async def test_a_name_the_parser_hung_on_two_heads_is_still_the_subject(
     extractor: SpacyExtractor,
 ) -> None:

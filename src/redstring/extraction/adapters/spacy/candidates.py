@@ -414,4 +414,22 @@ def _opening_kind(copula: Token) -> str | None:
             elif run or token.pos_ in {"VERB", "PUNCT", "ADP"}:
                 break
         nouns = run[-1:]
+    if any(coordinated_person(n) for n in nouns):
+        return "PERSON"
     return next((k for n in nouns if (k := KIND_NOUNS.get(n.lemma_.lower())) is not None), None)
+
+
+def coordinated_person(noun: Token) -> bool:
+    """ "X is an Indian film and documentary Director": the parser makes "film" the
+    complement and "Director" its conjunct; a kind of person among the nouns coordinated with
+    a predicate noun that is not one says what X is (nothing is a film and a director at
+    once)."""
+    if KIND_NOUNS.get(noun.lemma_.lower()) == "PERSON":
+        return False
+    return any(
+        c.dep_ == "conj"
+        and c.pos_ in {"NOUN", "PROPN"}
+        and KIND_NOUNS.get(c.lemma_.lower()) == "PERSON"
+        for c in noun.subtree
+        if c.i > noun.i
+    )

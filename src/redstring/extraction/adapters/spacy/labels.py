@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Final
 
 from redstring.domain.schema import EntityTypeSpec, Schema
-from redstring.extraction.adapters.spacy.candidates import Mention
+from redstring.extraction.adapters.spacy.candidates import Mention, coordinated_person
 from redstring.extraction.name_cues import (
     BASED_NOUNS,
     KIND_NOUNS,
@@ -193,6 +193,8 @@ def _predicated_kind(root: Token) -> str | None:
     if root.dep_ == "appos" and root.head.pos_ == "NOUN":
         nouns.append(root.head)
     for noun in nouns:
+        if coordinated_person(noun):
+            return "PERSON"
         if noun.pos_ == "NOUN":
             kind = KIND_NOUNS.get(noun.lemma_.lower())
             if kind is not None:
