@@ -23,12 +23,20 @@ from typing import Any
 
 from redstring import KnowledgeGraph
 from redstring.retrieval import QueryResult, RetrievalSettings, Retriever
-from redstring.retrieval.results import GRAPH, LEXICAL, MENTIONS, NAMES, PASSAGE_VECTOR, SIGNALS
+from redstring.retrieval.results import (
+    GRAPH,
+    HOP,
+    LEXICAL,
+    MENTIONS,
+    NAMES,
+    PASSAGE_VECTOR,
+    SIGNALS,
+)
 from redstring.retrieval.settings import DEFAULT_WEIGHTS
 
 KS = (2, 5, 10)
 FUSED = "query (fused)"
-PASSAGE_SIGNALS = (LEXICAL, PASSAGE_VECTOR, NAMES, GRAPH)
+PASSAGE_SIGNALS = (LEXICAL, PASSAGE_VECTOR, NAMES, GRAPH, HOP)
 """The signals that rank passages (entity vectors and mentions rank entities only)."""
 
 
@@ -230,6 +238,12 @@ _CHANGES: dict[str, dict[str, Any]] = {
     "names 0.25, damping 0.3": {"walk_damping": 0.3, "weights": weighted(names=0.25)},
     "names 0.25, per_signal 15": {"per_signal": 15, "weights": weighted(names=0.25)},
     "names 0, graph 1.5": {"weights": weighted(names=0.0, graph=1.5)},
+    "hop 0": {"weights": weighted(hop=0.0)},
+    "hop 0.25": {"weights": weighted(hop=0.25)},
+    "hop 0.75": {"weights": weighted(hop=0.75)},
+    "hop 1": {"weights": weighted(hop=1.0)},
+    "hop from 2": {"hop_from": 2},
+    "hop from 5": {"hop_from": 5},
 }
 """Settings variants a benchmark's ``--sweep`` scores (one or two changes from the defaults)."""
 

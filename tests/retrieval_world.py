@@ -37,7 +37,7 @@ from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import project_passage_vectors
 from redstring.retrieval import Answerer, RetrievalSettings, Retriever
-from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, LEXICAL, NAMES, PASSAGE_VECTOR
+from redstring.retrieval.results import ENTITY_VECTOR, GRAPH, HOP, LEXICAL, NAMES, PASSAGE_VECTOR
 from tests.ingest_support import VocabularyExtractor
 
 DIMENSION = 64
@@ -326,6 +326,29 @@ class RetrievalBehaviour:
         assert flat.relationships == ()
         assert all(GRAPH not in p.ranks for p in flat.passages)
         assert all(GRAPH not in e.ranks for e in flat.entities)
+
+    async def test_the_hop_brings_the_passage_about_the_first_passages_bridge(self) -> None:
+        """The question names Hamilton; her passage names the laboratory, and the passage
+        that opens with the laboratory's name gets the hop's one vote; depth 0 turns it off.
+        (One first-hop passage: in a world of seven, the third may be the laboratory's own.)"""
+        stores = await self.stores()
+        embeddings = WordVectors()
+        world = await write_world(stores, embeddings)
+        retriever = Retriever(
+            graph=stores.graph,
+            vectors=stores.vectors,
+            chunks=stores.chunks,
+            embeddings=embeddings,
+            passage_vectors=stores.passages,
+            settings=RetrievalSettings(hop_from=1),
+        )
+        question = "In which city is the place where Margaret Hamilton directed software?"
+        result = await retriever.query(TENANT, question, k=5)
+        assert result.passages[0].chunk_id == world.chunks["hamilton-1"]
+        hopped = [p.chunk_id for p in result.passages if HOP in p.ranks]
+        assert hopped == [world.chunks["lab-1"]]
+        flat = await retriever.query(TENANT, question, k=5, depth=0)
+        assert all(HOP not in p.ranks for p in flat.passages)
 
     async def test_evidence_without_provenance_comes_from_passages_naming_both_ends(
         self,

@@ -30,8 +30,10 @@ MENTIONS = "mentions"
 """Entities named by, and relationships evidenced by, the best passages."""
 NAMES = "names"
 """Entities the question names, linked through their blocking keys."""
+HOP = "hop"
+"""Passages about the entities the best passages name: the second hop of a multi-hop question."""
 
-SIGNALS = (ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, MENTIONS, NAMES)
+SIGNALS = (ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, MENTIONS, NAMES, HOP)
 
 
 class _Result(BaseModel):

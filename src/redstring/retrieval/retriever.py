@@ -7,7 +7,9 @@ The steps of :meth:`Retriever.query`, each in its own module:
 2. the graph signal (:mod:`~redstring.retrieval.graph_signal`): a personalised PageRank walk
    from the named entities and the best passages over a bounded neighbourhood
    (:mod:`~redstring.retrieval.neighbourhood`, :mod:`~redstring.retrieval.walk`), beside the
-   passages naming the linked entities;
+   passages naming the linked entities, and the second hop
+   (:mod:`~redstring.retrieval.second_hop`): the passage about the entity the best passages
+   lead to;
 3. weighted reciprocal rank fusion (:mod:`~redstring.retrieval.fusion`) of the passage
    rankings, then of the entity and relationship rankings;
 4. assembly (:mod:`~redstring.retrieval.assembly`): the entities of the returned passages in
@@ -60,6 +62,7 @@ from redstring.retrieval.linking import Links
 from redstring.retrieval.results import (
     ENTITY_VECTOR,
     GRAPH,
+    HOP,
     LEXICAL,
     MENTIONS,
     NAMES,
@@ -67,6 +70,7 @@ from redstring.retrieval.results import (
     QueryResult,
     RetrievedRelationship,
 )
+from redstring.retrieval.second_hop import hop_passages
 from redstring.retrieval.settings import RetrievalSettings
 
 __all__ = ["QUERY_VECTOR_KEY_PREFIX", "Retriever"]
@@ -154,7 +158,7 @@ class Retriever:
         held = await self._chunks.get_many(tenant_key, [item.key for item in first])
         named, live = await resolved_mentions(self._graph, tenant_key, first, held)
         seeds = await self._seeds(tenant_key, links, entity_hits, named)
-        walked, (naming_linked, linked_fetched) = await asyncio.gather(
+        walked, (naming_linked, linked_fetched), (hopped, hop_read) = await asyncio.gather(
             self._walk(tenant_key, walks, seeds, lexical, passage_hits, held, live, terms),
             signals.linked_passages(
                 self._chunks,
@@ -165,8 +169,10 @@ class Retriever:
                 lexical.stats,
                 limit=settings.per_signal,
             ),
+            self._hop(tenant_key, text, depth > 0, first, held, live, links, lexical),
         )
         held.update(walked.read_passages)
+        held.update(hop_read)
         held.update(linked_fetched)
         passage_rankings = {
             PASSAGE_VECTOR: passage_hits,
@@ -175,6 +181,8 @@ class Retriever:
         }
         if walks:
             passage_rankings[GRAPH] = walked.passages
+        if depth > 0 and self._runs(HOP):
+            passage_rankings[HOP] = hopped[: settings.hop_votes]
         fused_passages = self._fuse(passage_rankings)
         missing = [item.key for item in fused_passages[:k] if item.key not in held]
         if missing:
@@ -373,6 +381,34 @@ class Retriever:
             live=live,
             terms=terms,
             settings=settings,
+        )
+
+    async def _hop(
+        self,
+        tenant: TenantId,
+        text: str,
+        hops: bool,
+        first: Sequence[Fused[ChunkId]],
+        held: Mapping[ChunkId, StoredChunk],
+        live: Mapping[EntityId, EntityId],
+        links: Links,
+        lexical: signals.Lexical,
+    ) -> tuple[list[ChunkId], dict[ChunkId, StoredChunk]]:
+        settings = self._settings
+        if not hops or not self._runs(HOP):
+            return [], {}
+        return await hop_passages(
+            tenant,
+            text,
+            graph=self._graph,
+            chunks=self._chunks,
+            first=[item.key for item in first[: settings.hop_from]],
+            held=held,
+            live=live,
+            asked=set(links.entities),
+            lexical_scores=lexical.scores,
+            max_entities=settings.hop_entities,
+            max_passages=settings.hop_passages,
         )
 
     def _relationships(

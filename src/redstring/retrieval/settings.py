@@ -1,5 +1,5 @@
 """RetrievalSettings: how many hits each signal gives, how the graph walks, how much each
-signal weighs in the fusion. Every field has a measured default (ADRs 0026, 0033, 0034)."""
+signal weighs in the fusion. Every field has a measured default (ADRs 0026, 0033, 0034, 0049)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.retrieval.results import (
     ENTITY_VECTOR,
     GRAPH,
+    HOP,
     LEXICAL,
     MENTIONS,
     NAMES,
@@ -20,11 +21,19 @@ from redstring.retrieval.results import (
 
 __all__ = ["DEFAULT_WEIGHTS", "SWITCHABLE", "RetrievalSettings"]
 
-SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, NAMES})
+SWITCHABLE = frozenset({ENTITY_VECTOR, PASSAGE_VECTOR, LEXICAL, GRAPH, NAMES, HOP})
 """The signals ``RetrievalSettings.signals`` may name; ``mentions`` is derived and always runs."""
 
 DEFAULT_WEIGHTS: Mapping[str, float] = MappingProxyType(
-    {LEXICAL: 1.0, PASSAGE_VECTOR: 1.0, NAMES: 0.25, GRAPH: 1.0, ENTITY_VECTOR: 1.0, MENTIONS: 1.0}
+    {
+        LEXICAL: 1.0,
+        PASSAGE_VECTOR: 1.0,
+        NAMES: 0.25,
+        GRAPH: 1.0,
+        HOP: 0.5,
+        ENTITY_VECTOR: 1.0,
+        MENTIONS: 1.0,
+    }
 )
 """Each signal's weight in the passage and entity fusion (ADR 0033 holds the measurement)."""
 
@@ -41,7 +50,10 @@ class RetrievalSettings:
     entities around them, follows a link with probability ``walk_damping``, puts
     ``walk_passage_restart`` of its restart weight on the seed passages (the rest on the
     seed entities) and weighs a relationship ``relationship_weight`` against a mention's 1
-    (ADR 0034). ``evidence_relationships`` relationships are returned with their evidence.
+    (ADR 0034). The ``hop`` signal follows the first ``hop_from`` passages of the first round
+    to one bridge entity each, reads at most ``hop_entities`` entities and ``hop_passages``
+    passages, and gives its first ``hop_votes`` passages about a bridge to the fusion (ADR
+    0049). ``evidence_relationships`` relationships are returned with their evidence.
     ``posting_budget`` is passed to ``lexical_candidates`` (ADR 0020); query vectors stay in
     the cache for ``query_vector_ttl_seconds`` (``None``: no expiry), and the last
     ``query_vectors_kept`` are kept in this process too (0: none), so a question asked again
@@ -61,6 +73,10 @@ class RetrievalSettings:
     walk_damping: float = 0.5
     walk_passage_restart: float = 0.5
     relationship_weight: float = 1.0
+    hop_from: int = 3
+    hop_entities: int = 32
+    hop_passages: int = 48
+    hop_votes: int = 1
     posting_budget: int | None = DEFAULT_POSTING_BUDGET
     query_vector_ttl_seconds: float | None = 7 * 24 * 3600.0
     query_vectors_kept: int = 256
@@ -81,6 +97,10 @@ class RetrievalSettings:
             "walk_passages",
             "walk_entities",
             "query_vectors_kept",
+            "hop_from",
+            "hop_entities",
+            "hop_passages",
+            "hop_votes",
         )
         for name in counts:
             value = getattr(self, name)
