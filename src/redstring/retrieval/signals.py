@@ -26,6 +26,7 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 from redstring.projections.passage_vectors import passage_chunk_id
+from redstring.retrieval.aboutness import names_in_opening, opens_about
 from redstring.retrieval.linking import AMBIGUOUS_BUCKET, Links, link_ranking, name_spans, span_keys
 
 __all__ = [
@@ -135,7 +136,10 @@ async def linked_passages(
 ) -> tuple[list[ChunkId], dict[ChunkId, StoredChunk]]:
     """The passages naming the ``chosen`` linked entities, and the passages read.
 
-    Every one of them names the entity, so what orders them is the rest of the question:
+    Those *about* a chosen entity come first (it opens them: a title, a heading, a first
+    sentence; :mod:`~redstring.retrieval.aboutness`): "Are Nantong and Jingdezhen in the same
+    province?" wants the two passages on the cities, not the ones that mention both. Every
+    passage names the entity, so what orders them next is the rest of the question:
     BM25 over the question's terms that are not words of a linking name ("press",
     "publishes" for "Which press publishes Tides of Change?"), scored on each passage's own
     text with the corpus statistics of the lexical signal; then the stronger link, then id.
@@ -157,8 +161,21 @@ async def linked_passages(
             fetched.setdefault(chunk.id, chunk)
             link_rank.setdefault(chunk.id, rank)
     scores = rest_of_question_scores(fetched, links, terms, stats)
+    entities = [links.found[entity] for entity in chosen if entity in links.found]
+    about = {
+        chunk_id
+        for chunk_id, chunk in fetched.items()
+        if any(opens_about(names_in_opening(chunk.text), entity) for entity in entities)
+    }
     ranking = sorted(
-        link_rank, key=lambda chunk: (-scores.get(chunk, 0.0), link_rank[chunk], chunk)
+        link_rank,
+        key=lambda chunk: (
+            scores.get(chunk, 0.0) <= 0,
+            chunk not in about,
+            -scores.get(chunk, 0.0),
+            link_rank[chunk],
+            chunk,
+        ),
     )
     return ranking, fetched
 

@@ -70,3 +70,26 @@ async def test_a_hub_costs_the_limit_and_the_passage_the_question_asks_for_comes
     assert chunks.returned == [5]
     assert len(fetched) == 5
     assert ranking[0] == press.id
+
+
+async def test_a_passage_about_the_linked_entity_comes_before_one_that_mentions_it() -> None:
+    """The passage that opens with the entity's name ranks first, though another passage
+    naming it holds more of the rest of the question."""
+    from redstring.domain.blocking import blocking_keys
+
+    chunks = ReadCountingChunks()
+    city = EntityId(uuid.uuid4())
+    about = _passage(1, "Nantong\nNantong is a city in Jiangsu.", city)
+    mention = _passage(
+        2, "Rail travel\nTrains from Nantong cross the province; the province is large.", city
+    )
+    await chunks.upsert_many(TENANT, [about, mention])
+    question = "Which province is Nantong situated in?"
+    terms = query_terms(question)
+    stats = await chunks.lexical_candidates(TENANT, terms)
+    entity = Entity(
+        id=city, type="Location", name="Nantong", blocking_keys=blocking_keys("Location", "Nantong")
+    )
+    links = Links(entities=[city], spans=[NameSpan(3, 4, "Nantong")], found={city: entity})
+    ranking, _ = await linked_passages(chunks, TENANT, [city], links, terms, stats, limit=5)
+    assert ranking == [about.id, mention.id]
