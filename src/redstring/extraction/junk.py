@@ -15,10 +15,11 @@ the reason an extractor counts in ``Extraction.dropped``:
   letters, then a capitalised word: ``getValue``; "iPhone" and "macOS" are names), a dotted
   lowercase identifier (``os.path``), a file name (``setup.py``, ``README.md``), or single
   letters joined by dots, a placeholder (``A.B``, ``A.B.C``; "U.S." ends with its dot);
-* ``junk_number``: no letter at all, a version (``3.11.2``, ``v2``), hexadecimal (``0x1f``,
-  a commit id), more digits than letters (``amd64`` is kept as a name only if it is typed
-  sensibly, so it is not refused here), a letter in a formula (``N/2``, ``n+1``), or a date
-  (``April 24``, ``24 April 2024``, ``Sept. 3``: a month with its day);
+* ``junk_number``: no letter at all (but in the words of a range: "0 to 3"), a version
+  (``3.11.2``, ``v2``), hexadecimal (``0x1f``, a commit id), more digits than letters
+  (``amd64`` is kept as a name only if it is typed sensibly, so it is not refused here), a
+  letter in a formula (``N/2``, ``n+1``), or a date (``April 24``, ``24 April 2024``,
+  ``Sept. 3``: a month with its day);
 * ``junk_heading``: two or more words in capitals ("SEE ALSO", "CALLGRIND OPTIONS"), or one
   capitalised word of eight letters or more ("DESCRIPTION"): acronyms are shorter;
 * ``junk_phrase``: not a name but a phrase: a lowercase first word (other than a particle
@@ -130,8 +131,13 @@ def junk_reason(name: str) -> str | None:
     return None
 
 
+_RANGE_WORDS: Final = frozenset({"to", "and", "or", "through", "of"})
+
+
 def _number(text: str) -> bool:
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(
+        ch.isalpha() for word in text.split() if word.lower() not in _RANGE_WORDS for ch in word
+    )
     digits = sum(ch.isdigit() for ch in text)
     if letters == 0:
         return True

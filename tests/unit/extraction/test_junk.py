@@ -50,6 +50,8 @@ from redstring.extraction.junk import JUNK_REASONS, junk_reason
         ("April 24", "junk_number"),
         ("24 April 2024", "junk_number"),
         ("Sept. 3", "junk_number"),
+        ("0 to 3", "junk_number"),
+        ("1 or 2", "junk_number"),
         ("Italo A.", "junk_phrase"),
         ("Y.", "junk_phrase"),
         ("W and Z", "junk_phrase"),
@@ -67,7 +69,8 @@ def test_a_shape_no_name_has_is_refused_with_its_reason(name: str, reason: str) 
         "NASA", "UNESCO", "de Gaulle", "Guido van Rossum", "Python 3", "Windows 10",
         "Okafor Labs", "Kiln & Carrow Ltd", "Dr. Lenz", "3M", "7-Eleven", "Pick Me Up!",
         "Who Framed Roger Rabbit?", "U.S.", "J.R.R. Tolkien", "A. Parent", "Harry S. Truman",
-        "April Wine", "May Day", "Apollo 11", "Vitamin C", "B. B. King", "AC/DC",
+        "April Wine", "May Day", "Apollo 11", "Vitamin C", "B. B. King", "AC/DC", "Area 51",
+        "Top 10",
     ],
 )  # fmt: skip
 def test_names_that_resemble_junk_are_kept(name: str) -> None:

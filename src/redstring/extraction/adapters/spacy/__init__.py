@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_NER_LABELS", "DEFAULT_PIPELINES", "RULES_VERSION", "SpacyExtractor", "blocks"]
 
 
-RULES_VERSION: Final = 8
+RULES_VERSION: Final = 9
 """Bumped whenever a rule below changes what is extracted, so stored extractions are redone."""
 
 
@@ -104,7 +104,7 @@ class SpacyExtractor:
     @property
     def model(self) -> str:
         """The pipeline, its version and the rules version, e.g.
-        ``"spacy/en_core_web_sm-3.8.0+rules-8"``."""
+        ``"spacy/en_core_web_sm-3.8.0+rules-9"``."""
         return f"spacy/{self._pipeline}-{self._version}+rules-{RULES_VERSION}"
 
     async def extract(self, text: str, schema: Schema) -> Extraction:
