@@ -95,6 +95,7 @@ async def graph_signal(
         max_passages=settings.walk_passages,
         max_entities=settings.walk_entities,
         relationship_weight=settings.relationship_weight,
+        max_linked=settings.walk_related_entities,
     )
     restart = _restart(around, seeds, seed_passages, settings.walk_passage_restart)
     scores = personalised_pagerank(around.links, restart, damping=settings.walk_damping)

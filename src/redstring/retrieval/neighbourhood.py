@@ -13,8 +13,9 @@ resolved to live ids). Starting from the question's seeds (linked entities, best
    ``max_entities``, those named by the most passages first), which says which passages name
    *them*: the second hop, known by id and scored without being read.
 
-plus the relationships among the entities read (one ``get_relationships_for(among=True)``,
-chosen in the store, ADR 0039: a hub's other edges are never read). The work is
+plus the relationships among the first of the entities read (one
+``get_relationships_for(among=True)``, chosen in the store, ADR 0039: a hub's other edges are
+never read; among at most ``max_linked`` of them, ADR 0057). The work is
 bounded by those two numbers whatever the degree of the entities touched: three reads, at
 most ``max_passages + max_entities`` rows besides the relationships.
 """
@@ -91,9 +92,13 @@ async def read_neighbourhood(
     max_passages: int,
     max_entities: int,
     relationship_weight: float,
+    max_linked: int | None = None,
 ) -> Neighbourhood:
     """Read the two rings around ``seeds`` and ``seed_passages`` and link them.
 
+    Relationships are read among the first ``max_linked`` entities only (``None``: all of
+    them), the seeds first, then the most-named: the edges among ``n`` entities of a dense
+    graph grow as ``n`` squared, the passages and entities read only as ``n`` (ADR 0057).
     ``held`` are passages already read (they are not read again); ``live`` resolves the
     entity ids of held passages (merged-away ids to their survivors). Deterministic.
     """
@@ -130,9 +135,10 @@ async def read_neighbourhood(
         key=lambda entity: (-named_by[entity], id_text(entity)),
     )[:max_entities]
     known = [*around.entities, *more]
+    related = known if max_linked is None else known[:max_linked]
     found, touching = await asyncio.gather(
         graph.get_entities(tenant, more) if more else _nothing(),
-        graph.get_relationships_for(tenant, known, among=True) if known else _no_edges(),
+        graph.get_relationships_for(tenant, related, among=True) if related else _no_edges(),
     )
     around.entities.update(found)
     _link(around, touching, relationship_weight)

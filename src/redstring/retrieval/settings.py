@@ -50,7 +50,10 @@ class RetrievalSettings:
     entities around them, follows a link with probability ``walk_damping``, puts
     ``walk_passage_restart`` of its restart weight on the seed passages (the rest on the
     seed entities) and weighs a relationship ``relationship_weight`` against a mention's 1
-    (ADR 0034). The ``hop`` signal follows the first ``hop_from`` passages of the first round
+    (ADR 0034). Relationships are read among the first ``walk_related_entities`` entities of
+    the neighbourhood only (the seeds, then those named by the most of its passages;
+    ``None``: all of them), so a dense graph's edges cost at most that number squared
+    (ADR 0057). The ``hop`` signal follows the first ``hop_from`` passages of the first round
     to one bridge entity each, reads at most ``hop_entities`` entities and ``hop_passages``
     passages, and gives its first ``hop_votes`` passages about a bridge to the fusion (ADR
     0049). ``evidence_relationships`` relationships are returned with their evidence.
@@ -70,6 +73,7 @@ class RetrievalSettings:
     walk_seed_passages: int = 10
     walk_passages: int = 48
     walk_entities: int = 64
+    walk_related_entities: int | None = 32
     walk_damping: float = 0.5
     walk_passage_restart: float = 0.5
     relationship_weight: float = 1.0
@@ -106,6 +110,10 @@ class RetrievalSettings:
             value = getattr(self, name)
             if value < 0:
                 raise InvalidArgumentError(f"{name} must be non-negative, got {value}")
+        if self.walk_related_entities is not None and self.walk_related_entities < 0:
+            raise InvalidArgumentError(
+                f"walk_related_entities must be non-negative, got {self.walk_related_entities}"
+            )
         for name in ("walk_damping", "walk_passage_restart"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:

@@ -77,6 +77,7 @@ def test_a_negative_constant_is_a_typed_error() -> None:
         "walk_seed_passages",
         "walk_passages",
         "walk_entities",
+        "walk_related_entities",
         "relationship_weight",
     ],
 )

@@ -156,3 +156,66 @@ async def test_a_hubs_edges_to_entities_not_read_are_never_read() -> None:
     assert [(edge.subject_id, edge.object_id) for edge in around.relationships] == [
         (seed_id, named_id)
     ]
+
+
+async def test_relationships_are_read_among_the_first_entities_only() -> None:
+    """A seed whose passage names four entities, every pair of the five related: with
+    max_linked=3 the store is asked for the edges among the seed and the two most-named
+    entities only, so 3 of the 10 edges come back and only those are linked; all five
+    entities are still read and linked to the passage (ADR 0057)."""
+    chunks, graph = InMemoryChunkStore(), EdgeCountingGraph()
+    seed_id = EntityId(uuid.uuid4())
+    named = sorted((EntityId(uuid.uuid4()) for _ in range(4)), key=str)
+    texts = ["all of them", "the first two again"]
+    passages = [
+        StoredChunk(
+            id=chunk_id(f"s{n}.md", text),
+            source_id=SourceId(f"s{n}.md"),
+            chunk_index=0,
+            text=text,
+            char_start=0,
+            char_end=len(text),
+            entity_ids=(seed_id, *(named if n == 0 else named[:2])),
+        )
+        for n, text in enumerate(texts)
+    ]
+    await chunks.upsert_many(TENANT, passages)
+    seed = Entity(
+        id=seed_id,
+        type="Person",
+        name="Seed",
+        provenance=Provenance(chunk_ids=tuple(p.id for p in passages)),
+    )
+    await graph.upsert_entities(
+        TENANT, [seed, *(Entity(id=e, type="Person", name=f"E{n}") for n, e in enumerate(named))]
+    )
+    everyone = [seed_id, *named]
+    await graph.upsert_relationships(
+        TENANT,
+        [
+            Relationship(id=RelationshipId(uuid.uuid4()), type="KNOWS", subject_id=a, object_id=b)
+            for i, a in enumerate(everyone)
+            for b in everyone[i + 1 :]
+        ],
+    )
+    around = await read_neighbourhood(
+        TENANT,
+        graph=graph,
+        chunks=chunks,
+        seeds=[seed],
+        held={},
+        seed_passages=[],
+        live={},
+        max_passages=8,
+        max_entities=12,
+        relationship_weight=1.0,
+        max_linked=3,
+    )
+    first = {seed_id, named[0], named[1]}
+    assert graph.edges_read == [3]
+    assert {(e.subject_id, e.object_id) for e in around.relationships} <= {
+        (a, b) for a in first for b in first
+    }
+    assert set(around.entities) == set(everyone)
+    assert entity_node(named[3]) in around.links[passage_node(passages[0].id)]
+    assert entity_node(named[3]) not in around.links[entity_node(seed_id)]
