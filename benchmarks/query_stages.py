@@ -28,6 +28,7 @@ from typing import Any
 
 from benchmarks.scale_bench import TENANT, WARM_UP, percentile
 from benchmarks.scale_corpus import SCALE_SCHEMA, Corpus, HashedEmbeddings, InstantModel
+from benchmarks.scale_queries import ingest_corpus
 from benchmarks.support import print_table
 from redstring import KnowledgeGraph
 from redstring.chunks.adapters.memory import InMemoryChunkStore
@@ -105,16 +106,7 @@ async def run(arguments: argparse.Namespace) -> None:
         schema=SCALE_SCHEMA,
         passage_vectors=InMemoryVectorStore(dimension=embeddings.dimension),
     )
-    started = time.perf_counter()
-    for index in range(arguments.documents):
-        await graph.ingest(TENANT, f"doc-{index:05d}.md", corpus.document(index))
-    stats = await graph.stats(TENANT)
-    print(
-        f"{arguments.documents:,} documents in {time.perf_counter() - started:.0f} s: "
-        f"{stats.entities:,} entities, {stats.relationships:,} relationships\n"
-    )
-    gc.collect()
-    gc.freeze()
+    await ingest_corpus(graph, corpus, arguments.documents)
     stages = Stages()
     rng = random.Random(20261204)
     kinds = {
