@@ -357,6 +357,8 @@ class GraphWriter:
 
             # The extractions appended above count as this write's: an erasure since erases them.
             return await self._write(tenant, plan, since=history)
+        except TenantErasedError:
+            raise  # _write found the erasure and finished it: nothing left to erase
         except BaseException:
             await self._erase_if_erased_since(tenant, history)
             raise
